@@ -1,0 +1,5 @@
+//! `touchmove demo`: placeholder until the simulator lands.
+
+pub fn run(_speed: f64) -> std::process::ExitCode {
+    std::process::ExitCode::FAILURE
+}

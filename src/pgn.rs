@@ -1,0 +1,165 @@
+//! Writing game scores as PGN: the Seven Tag Roster, `TimeControl`, moves in
+//! SAN with check marks, and `[%clk h:mm:ss]` after every move when a clock
+//! was present — the shape lichess relays and LiveChess round folders use.
+
+use crate::table::MoveRecord;
+
+/// The tags of a game, in the order they are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tags {
+    pub event: String,
+    pub site: String,
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    pub time_control: String,
+    /// Further tags (`WhiteElo`, …), written after the roster.
+    pub extra: Vec<(String, String)>,
+}
+
+impl Default for Tags {
+    fn default() -> Tags {
+        Tags {
+            event: "?".into(),
+            site: "?".into(),
+            date: "????.??.??".into(),
+            round: "?".into(),
+            white: "?".into(),
+            black: "?".into(),
+            time_control: "?".into(),
+            extra: Vec::new(),
+        }
+    }
+}
+
+impl Tags {
+    /// Tags from `(name, value)` pairs such as a recording's `# game:`
+    /// comments; unknown names go to `extra`.
+    pub fn from_pairs(pairs: &[(String, String)]) -> Tags {
+        let mut t = Tags::default();
+        let mut clock_setting = None;
+        for (k, v) in pairs {
+            match k.as_str() {
+                "Event" => t.event = v.clone(),
+                "Site" => t.site = v.clone(),
+                "Date" => t.date = v.clone(),
+                "Round" => t.round = v.clone(),
+                "White" => t.white = v.clone(),
+                "Black" => t.black = v.clone(),
+                "TimeControl" => t.time_control = v.clone(),
+                "ClockSetting" => clock_setting = Some(v.clone()),
+                "Result" => {}
+                _ => t.extra.push((k.clone(), v.clone())),
+            }
+        }
+        // PGN's TimeControl is "seconds+increment"; LiveChess writes prose
+        // ("15 min/game + 10 sec/move"), which lichess does not read.
+        let pgn_like = |s: &str| {
+            !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b"+/:*-?".contains(&b))
+        };
+        if !pgn_like(&t.time_control) {
+            if let Some(cs) = clock_setting.filter(|c| pgn_like(c)) {
+                t.time_control = cs;
+            } else if t.time_control != "?" {
+                t.time_control = "?".into();
+            }
+        }
+        t
+    }
+}
+
+/// `h:mm:ss` for a remaining time in ms (rounded down to the second).
+pub fn clk(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The whole game as PGN text, ending with a blank line.
+pub fn write(tags: &Tags, moves: &[MoveRecord], result: &str) -> String {
+    let mut out = String::new();
+    let roster = [
+        ("Event", &tags.event),
+        ("Site", &tags.site),
+        ("Date", &tags.date),
+        ("Round", &tags.round),
+        ("White", &tags.white),
+        ("Black", &tags.black),
+        ("Result", &result.to_string()),
+        ("TimeControl", &tags.time_control),
+    ];
+    for (k, v) in roster {
+        out.push_str(&format!("[{k} \"{}\"]\n", escape(v)));
+    }
+    for (k, v) in &tags.extra {
+        out.push_str(&format!("[{k} \"{}\"]\n", escape(v)));
+    }
+    out.push('\n');
+    let mut tokens: Vec<String> = Vec::new();
+    for m in moves {
+        if m.ply % 2 == 1 {
+            tokens.push(format!("{}.", m.ply.div_ceil(2)));
+        }
+        tokens.push(m.san.clone());
+        if let Some(ms) = m.clock_ms {
+            tokens.push(format!("{{[%clk {}]}}", clk(ms)));
+        }
+    }
+    tokens.push(result.to_string());
+    let mut line = String::new();
+    for tok in tokens {
+        if !line.is_empty() && line.len() + 1 + tok.len() > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&tok);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Completion;
+
+    fn rec(ply: u32, san: &str, clock_ms: Option<u64>) -> MoveRecord {
+        MoveRecord {
+            ply,
+            san: san.into(),
+            uci: String::new(),
+            t_ms: 0,
+            clock_ms,
+            completed_by: Completion::Press,
+        }
+    }
+
+    #[test]
+    fn writes_clock_comments_and_roster() {
+        let pgn = write(
+            &Tags::default(),
+            &[rec(1, "e4", Some(5_412_000)), rec(2, "e5", Some(5_399_999))],
+            "*",
+        );
+        assert!(pgn.starts_with("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n[Result \"*\"]\n[TimeControl \"?\"]\n\n"));
+        assert!(pgn.contains("1. e4 {[%clk 1:30:12]} e5 {[%clk 1:29:59]} *"), "{pgn}");
+    }
+
+    #[test]
+    fn livechess_prose_time_control_gives_way_to_the_clock_setting() {
+        let t = Tags::from_pairs(&[
+            ("TimeControl".into(), "15 min/game + 10 sec/move".into()),
+            ("ClockSetting".into(), "900+10".into()),
+        ]);
+        assert_eq!(t.time_control, "900+10");
+    }
+}

@@ -1,0 +1,155 @@
+//! Replaying TMREC recordings through the table, with the recorded times,
+//! exactly as live traffic goes through it: each device line through its
+//! [`link`](crate::link), each event into [`Table::handle`]. Needs no device
+//! and no database.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::link::{BoardLink, ClockLink};
+use crate::pgn::{self, Tags};
+use crate::table::{self, Alert, MoveRecord, Table};
+use crate::wire::{Device, Direction, Recording};
+
+/// What a replay found.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The name the recording was given (its path as on the command line).
+    pub file: String,
+    pub moves: Vec<MoveRecord>,
+    pub result: &'static str,
+    pub alerts: Vec<Alert>,
+    pub pgn: String,
+    /// Damaged recording lines and discarded device lines, each naming
+    /// where it was.
+    pub warnings: Vec<String>,
+    /// Device lines fed to the table.
+    pub events: u64,
+}
+
+/// Why a recording could not be replayed at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: not text (UTF-8 expected at byte {at})")]
+    NotText { path: String, at: usize },
+}
+
+/// Reads and replays one recording file.
+pub fn replay_file(path: &Path, cfg: &table::Config) -> Result<Replay, ReplayError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| ReplayError::Read {
+        path: name.clone(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| ReplayError::NotText {
+        path: name.clone(),
+        at: e.utf8_error().valid_up_to(),
+    })?;
+    Ok(replay(&Recording::parse(&text), &name, cfg))
+}
+
+/// Replays a parsed recording.
+pub fn replay(rec: &Recording, name: &str, cfg: &table::Config) -> Replay {
+    let mut warnings: Vec<String> = rec
+        .errors
+        .iter()
+        .map(|e| format!("{name}:{}: {}", e.line, e.why))
+        .collect();
+    let mut table = Table::new(cfg.clone());
+    let mut board = BoardLink::default();
+    let mut clock = ClockLink::default();
+    let mut last_t = 0;
+    let mut events = 0u64;
+    for (n, r) in rec.records() {
+        if r.dir != Direction::FromDevice {
+            continue;
+        }
+        last_t = last_t.max(r.t_ms);
+        let (evs, err) = match r.device {
+            Device::Board => board.feed(&r.line),
+            Device::Clock => clock.feed(&r.line),
+        };
+        if let Some(e) = err {
+            warnings.push(format!("{name}:{n}: {} line discarded: {e}", r.device.name()));
+        }
+        for ev in evs {
+            events += 1;
+            table.handle(last_t, ev);
+        }
+    }
+    table.finish(last_t + 1000);
+    let moves = table.moves();
+    let result = table.result();
+    let tags = Tags::from_pairs(&rec.game_tags());
+    let pgn = pgn::write(&tags, &moves, result);
+    Replay {
+        file: name.to_string(),
+        moves,
+        result,
+        alerts: table.alerts().to_vec(),
+        pgn,
+        warnings,
+        events,
+    }
+}
+
+#[derive(Serialize)]
+struct JsonAlert<'a> {
+    ply: u32,
+    kind: &'static str,
+    article: Option<&'static str>,
+    severity: table::Severity,
+    side: Option<&'static str>,
+    squares: Vec<String>,
+    t_ms: u64,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonReplay<'a> {
+    file: &'a str,
+    moves: Vec<&'a str>,
+    uci: Vec<&'a str>,
+    result: &'a str,
+    alerts: Vec<JsonAlert<'a>>,
+    pgn: &'a str,
+    warnings: &'a [String],
+}
+
+impl Replay {
+    /// The one-line JSON document of SPEC.md, "replay --json".
+    pub fn to_json(&self) -> String {
+        let doc = JsonReplay {
+            file: &self.file,
+            moves: self.moves.iter().map(|m| m.san.as_str()).collect(),
+            uci: self.moves.iter().map(|m| m.uci.as_str()).collect(),
+            result: self.result,
+            alerts: self
+                .alerts
+                .iter()
+                .map(|a| JsonAlert {
+                    ply: a.ply,
+                    kind: a.kind.name(),
+                    article: a.article,
+                    severity: a.severity(),
+                    side: a.side.map(|c| match c {
+                        shakmaty::Color::White => "white",
+                        shakmaty::Color::Black => "black",
+                    }),
+                    squares: a.squares.iter().map(|s| s.to_string()).collect(),
+                    t_ms: a.t_ms,
+                    detail: &a.detail,
+                })
+                .collect(),
+            pgn: &self.pgn,
+            warnings: &self.warnings,
+        };
+        serde_json::to_string(&doc).expect("plain data serialises")
+    }
+}

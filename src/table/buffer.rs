@@ -1,0 +1,135 @@
+//! Judging buffered events against a snapshot.
+//!
+//! When board lines are lost, the table knows *where* (the seq numbers say
+//! between which two lines) but not *what*. Each lost line was a lift, a
+//! place, or a line with no effect on the pieces (a snapshot, a fault). This
+//! module tries each, replays the buffered events from the last state the
+//! table trusted, and keeps the explanations that end on exactly the
+//! occupancy the snapshot shows (TMB1: "the host must reconcile its view of
+//! the board with a fresh snapshot"). Presses buffered meanwhile are judged
+//! on the board as it stood at each press in those explanations.
+
+use shakmaty::{Bitboard, Color, Piece, Square};
+
+use super::phys::Hyps;
+
+/// At most this many lost lines are explained one by one; more, and the
+/// table waits for a position it can identify from the occupancy alone.
+pub const MAX_UNSEEN: usize = 3;
+
+/// A buffered event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    Lift(Square, u64),
+    Place(Square, Option<Piece>, u64),
+    /// A board line the table did not see.
+    Unseen,
+    Press {
+        side: Color,
+        white_ms: u64,
+        black_ms: u64,
+        t: u64,
+    },
+}
+
+/// One explanation of the buffer: the board at each press, and at the end.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub at_presses: Vec<Hyps>,
+    pub last: Hyps,
+    /// How many lost lines it takes to have moved a piece.
+    pub cost: usize,
+}
+
+impl Trace {
+    /// All explanations together (hypotheses are alternatives anyway);
+    /// `None` if there is none.
+    pub fn merge(traces: Vec<Trace>) -> Option<Trace> {
+        let mut it = traces.into_iter();
+        let mut acc = it.next()?;
+        for t in it {
+            for (a, b) in acc.at_presses.iter_mut().zip(t.at_presses) {
+                a.merge(b);
+            }
+            acc.last.merge(t.last);
+        }
+        Some(acc)
+    }
+}
+
+/// The explanations of `items` replayed from `anchor` that end on
+/// `snapshot` (any, if the input ended without one: then only the ones that
+/// take the fewest lost lines to have moved a piece).
+pub fn explain(
+    anchor: &Hyps,
+    items: &[Item],
+    snapshot: Option<Bitboard>,
+    apply: impl Fn(&Hyps, &Item) -> Hyps,
+) -> Vec<Trace> {
+    let mut candidates = Bitboard(0);
+    for it in items {
+        match it {
+            Item::Lift(sq, _) | Item::Place(sq, _, _) => candidates.add(*sq),
+            _ => {}
+        }
+    }
+    if let (Some(snap), Some(occ)) = (snapshot, anchor.occupied()) {
+        candidates |= snap ^ occ;
+    }
+    let mut out = Vec::new();
+    let mut path = Trace::default();
+    walk(anchor.clone(), items, snapshot, candidates, &apply, &mut path, &mut out);
+    if snapshot.is_none() {
+        if let Some(min) = out.iter().map(|t| t.cost).min() {
+            out.retain(|t| t.cost == min);
+        }
+    }
+    out
+}
+
+fn walk(
+    hyps: Hyps,
+    items: &[Item],
+    snapshot: Option<Bitboard>,
+    candidates: Bitboard,
+    apply: &impl Fn(&Hyps, &Item) -> Hyps,
+    path: &mut Trace,
+    out: &mut Vec<Trace>,
+) {
+    if hyps.is_empty() {
+        return;
+    }
+    let Some((first, rest)) = items.split_first() else {
+        if snapshot.is_none_or(|s| hyps.occupied() == Some(s)) {
+            let mut t = path.clone();
+            t.last = hyps;
+            out.push(t);
+        }
+        return;
+    };
+    match first {
+        Item::Unseen => {
+            walk(hyps.clone(), rest, snapshot, candidates, apply, path, out);
+            let occ = hyps.occupied().unwrap_or(Bitboard(0));
+            for sq in candidates {
+                let guess = if occ.contains(sq) {
+                    Item::Lift(sq, 0)
+                } else {
+                    Item::Place(sq, None, 0)
+                };
+                path.cost += 1;
+                walk(apply(&hyps, &guess), rest, snapshot, candidates, apply, path, out);
+                path.cost -= 1;
+            }
+        }
+        Item::Press { .. } => {
+            path.at_presses.push(hyps.clone());
+            walk(hyps, rest, snapshot, candidates, apply, path, out);
+            path.at_presses.pop();
+        }
+        _ => {
+            let next = apply(&hyps, first);
+            walk(next, rest, snapshot, candidates, apply, path, out);
+        }
+    }
+}
