@@ -14,7 +14,7 @@
 //! [`Table`](super::devices::Table) then performs the steps in time.
 
 use shakmaty::attacks::between;
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Role, Square};
 
 use super::rng::Rng;
 use super::Style;
@@ -125,7 +125,7 @@ impl Person {
         use Touch::{Lift, Place};
         let variants: Vec<Vec<Touch>> = match m {
             Move::Castle { king, rook } => {
-                let side = m.castling_side().expect("a castling move has a side");
+                let side = CastlingSide::from_king_side(rook.file() > king.file());
                 let (king_to, rook_to) = (side.king_to(turn), side.rook_to(turn));
                 vec![
                     vec![Lift(king), Place(king_to), Lift(rook), Place(rook_to)],

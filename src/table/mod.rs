@@ -683,7 +683,8 @@ impl Table {
                 if let Some(info) = self.roles.get_mut(id as usize) {
                     info.2 = true;
                 }
-                self.raise(
+                self.raise_at(
+                    ply,
                     t,
                     AlertKind::PromotionAssumed,
                     Some(mover),
@@ -789,8 +790,20 @@ impl Table {
         squares: Vec<Square>,
         detail: String,
     ) {
+        self.raise_at(self.ply(), t, kind, side, squares, detail)
+    }
+
+    fn raise_at(
+        &mut self,
+        ply: u32,
+        t: u64,
+        kind: AlertKind,
+        side: Option<Color>,
+        squares: Vec<Square>,
+        detail: String,
+    ) {
         let a = Alert {
-            ply: self.ply(),
+            ply,
             kind,
             article: self.cfg.laws.article(kind),
             side,
