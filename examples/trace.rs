@@ -8,7 +8,10 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = std::fs::read_to_string(&args[1]).expect("readable");
     let from: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let to: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(usize::MAX);
+    let to: usize = args
+        .get(3)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(usize::MAX);
     let rec = Recording::parse(&text);
     let mut table = Table::new(Config::default());
     let (mut b, mut c) = (BoardLink::default(), ClockLink::default());
@@ -21,7 +24,8 @@ fn main() {
             Device::Clock => c.feed(&r.line),
         };
         for ev in evs {
-            let show = n >= from && n <= to && !matches!(ev, touchmove::table::Event::Snapshot(_) | touchmove::table::Event::ClockTime { .. });
+            let show =
+                n >= from && n <= to && !matches!(ev, touchmove::table::Event::ClockTime { .. });
             if show {
                 println!("{n}: {} {:?}", r.t_ms, ev);
             }

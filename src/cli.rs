@@ -13,7 +13,11 @@ use crate::replay::replay_file;
 use crate::table;
 
 #[derive(Parser, Debug)]
-#[command(name = "touchmove", version, about = "Tournament chess table daemon: reed-switch board and clock in, FIDE Article 4 evidence and live games out")]
+#[command(
+    name = "touchmove",
+    version,
+    about = "Tournament chess table daemon: reed-switch board and clock in, FIDE Article 4 evidence and live games out"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -23,9 +27,9 @@ pub struct Cli {
 pub enum Command {
     /// Play famous games through simulated devices and the table; print each PGN.
     Demo {
-        /// Play this many times faster than real time (the demo is
-        /// simulated, so this only scales the recorded times).
-        #[arg(long, default_value_t = 1.0)]
+        /// Play this many times faster than the simulated players (the
+        /// default finishes every game within a minute).
+        #[arg(long, default_value_t = 100.0)]
         speed: f64,
     },
     /// Feed TMREC recordings through the table with their recorded times.
@@ -89,7 +93,11 @@ fn run_replay(files: &[PathBuf], laws: Edition, category: Category, json: bool) 
                 for w in &r.warnings {
                     eprintln!("warning: {w}");
                 }
-                let text = if json { r.to_json() + "\n" } else { r.pgn.clone() };
+                let text = if json {
+                    r.to_json() + "\n"
+                } else {
+                    r.pgn.clone()
+                };
                 if out.write_all(text.as_bytes()).is_err() {
                     return ExitCode::FAILURE;
                 }

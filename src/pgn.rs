@@ -56,7 +56,9 @@ impl Tags {
         // PGN's TimeControl is "seconds+increment"; LiveChess writes prose
         // ("15 min/game + 10 sec/move"), which lichess does not read.
         let pgn_like = |s: &str| {
-            !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b"+/:*-?".contains(&b))
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_digit() || b"+/:*-?".contains(&b))
         };
         if !pgn_like(&t.time_control) {
             if let Some(cs) = clock_setting.filter(|c| pgn_like(c)) {
@@ -151,7 +153,10 @@ mod tests {
             "*",
         );
         assert!(pgn.starts_with("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n[Result \"*\"]\n[TimeControl \"?\"]\n\n"));
-        assert!(pgn.contains("1. e4 {[%clk 1:30:12]} e5 {[%clk 1:29:59]} *"), "{pgn}");
+        assert!(
+            pgn.contains("1. e4 {[%clk 1:30:12]} e5 {[%clk 1:29:59]} *"),
+            "{pgn}"
+        );
     }
 
     #[test]

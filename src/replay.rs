@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::link::{BoardLink, ClockLink};
 use crate::pgn::{self, Tags};
-use crate::table::{self, Alert, MoveRecord, Table};
-use crate::wire::{Device, Direction, Recording};
+use crate::table::{self, Alert, Effect, MoveRecord, Table};
+use crate::wire::{Device, Direction, LineError, Record, Recording};
 
 /// What a replay found.
 #[derive(Debug, Clone)]
@@ -54,6 +54,54 @@ pub fn replay_file(path: &Path, cfg: &table::Config) -> Result<Replay, ReplayErr
     Ok(replay(&Recording::parse(&text), &name, cfg))
 }
 
+/// Feeds recorded lines to a table one at a time, as the live driver does:
+/// each line through its device's link, each event with the line's time.
+#[derive(Debug)]
+pub struct Feeder {
+    pub table: Table,
+    board: BoardLink,
+    clock: ClockLink,
+    last_t: u64,
+    /// Events fed to the table.
+    pub events: u64,
+}
+
+impl Feeder {
+    pub fn new(cfg: &table::Config) -> Feeder {
+        Feeder {
+            table: Table::new(cfg.clone()),
+            board: BoardLink::default(),
+            clock: ClockLink::default(),
+            last_t: 0,
+            events: 0,
+        }
+    }
+
+    /// Feeds one recorded line; lines the host sent are skipped. Returns
+    /// the table's effects, and the reason a device line was discarded.
+    pub fn feed(&mut self, r: &Record) -> (Vec<Effect>, Option<LineError>) {
+        if r.dir != Direction::FromDevice {
+            return (Vec::new(), None);
+        }
+        self.last_t = self.last_t.max(r.t_ms);
+        let (evs, err) = match r.device {
+            Device::Board => self.board.feed(&r.line),
+            Device::Clock => self.clock.feed(&r.line),
+        };
+        let mut effects = Vec::new();
+        for ev in evs {
+            self.events += 1;
+            effects.extend(self.table.handle(self.last_t, ev));
+        }
+        (effects, err)
+    }
+
+    /// The recording has ended.
+    pub fn finish(&mut self) -> Vec<Effect> {
+        self.table.finish(self.last_t + 1000)
+    }
+}
+
 /// Replays a parsed recording.
 pub fn replay(rec: &Recording, name: &str, cfg: &table::Config) -> Replay {
     let mut warnings: Vec<String> = rec
@@ -61,29 +109,17 @@ pub fn replay(rec: &Recording, name: &str, cfg: &table::Config) -> Replay {
         .iter()
         .map(|e| format!("{name}:{}: {}", e.line, e.why))
         .collect();
-    let mut table = Table::new(cfg.clone());
-    let mut board = BoardLink::default();
-    let mut clock = ClockLink::default();
-    let mut last_t = 0;
-    let mut events = 0u64;
+    let mut feeder = Feeder::new(cfg);
     for (n, r) in rec.records() {
-        if r.dir != Direction::FromDevice {
-            continue;
-        }
-        last_t = last_t.max(r.t_ms);
-        let (evs, err) = match r.device {
-            Device::Board => board.feed(&r.line),
-            Device::Clock => clock.feed(&r.line),
-        };
-        if let Some(e) = err {
-            warnings.push(format!("{name}:{n}: {} line discarded: {e}", r.device.name()));
-        }
-        for ev in evs {
-            events += 1;
-            table.handle(last_t, ev);
+        if let (_, Some(e)) = feeder.feed(r) {
+            warnings.push(format!(
+                "{name}:{n}: {} line discarded: {e}",
+                r.device.name()
+            ));
         }
     }
-    table.finish(last_t + 1000);
+    feeder.finish();
+    let table = &feeder.table;
     let moves = table.moves();
     let result = table.result();
     let tags = Tags::from_pairs(&rec.game_tags());
@@ -95,7 +131,7 @@ pub fn replay(rec: &Recording, name: &str, cfg: &table::Config) -> Replay {
         alerts: table.alerts().to_vec(),
         pgn,
         warnings,
-        events,
+        events: feeder.events,
     }
 }
 

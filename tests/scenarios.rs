@@ -70,7 +70,11 @@ impl Harness {
     }
 
     fn step(&mut self) {
-        let dt = if std::mem::take(&mut self.quick) { 30 } else { 300 };
+        let dt = if std::mem::take(&mut self.quick) {
+            30
+        } else {
+            300
+        };
         self.pass(dt);
     }
 
@@ -106,7 +110,9 @@ impl Harness {
     fn clock_line(&mut self, body: &str) {
         let s = self.clock_seq;
         self.clock_seq = self.clock_seq.wrapping_add(1);
-        let (evs, _) = self.clock_link.feed(&frame(&format!("{body} {s} {}", self.t)));
+        let (evs, _) = self
+            .clock_link
+            .feed(&frame(&format!("{body} {s} {}", self.t)));
         for ev in evs {
             self.table.handle(self.t, ev);
         }
@@ -132,14 +138,22 @@ impl Harness {
 
     fn lift(&mut self, sq: Square) {
         self.step();
-        assert!(self.occ.contains(sq), "{}: scenario lifts empty {sq}", self.file);
+        assert!(
+            self.occ.contains(sq),
+            "{}: scenario lifts empty {sq}",
+            self.file
+        );
         self.occ.discard(sq);
         self.seq_board(&format!("L {sq}"));
     }
 
     fn place(&mut self, sq: Square) {
         self.step();
-        assert!(!self.occ.contains(sq), "{}: scenario places on full {sq}", self.file);
+        assert!(
+            !self.occ.contains(sq),
+            "{}: scenario places on full {sq}",
+            self.file
+        );
         self.occ.add(sq);
         self.seq_board(&format!("P {sq}"));
     }

@@ -32,11 +32,11 @@ pub enum Item {
     },
 }
 
-/// One explanation of the buffer: the board at each press, and at the end.
+/// One explanation of the buffer: the board after each item (at a press:
+/// the board as the press found it).
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
-    pub at_presses: Vec<Hyps>,
-    pub last: Hyps,
+    pub states: Vec<Hyps>,
     /// How many lost lines it takes to have moved a piece.
     pub cost: usize,
 }
@@ -48,10 +48,9 @@ impl Trace {
         let mut it = traces.into_iter();
         let mut acc = it.next()?;
         for t in it {
-            for (a, b) in acc.at_presses.iter_mut().zip(t.at_presses) {
+            for (a, b) in acc.states.iter_mut().zip(t.states) {
                 a.merge(b);
             }
-            acc.last.merge(t.last);
         }
         Some(acc)
     }
@@ -78,13 +77,39 @@ pub fn explain(
     }
     let mut out = Vec::new();
     let mut path = Trace::default();
-    walk(anchor.clone(), items, snapshot, candidates, &apply, &mut path, &mut out);
+    walk(
+        anchor.clone(),
+        items,
+        snapshot,
+        candidates,
+        &apply,
+        &mut path,
+        &mut out,
+    );
     if snapshot.is_none() {
         if let Some(min) = out.iter().map(|t| t.cost).min() {
             out.retain(|t| t.cost == min);
         }
     }
     out
+}
+
+/// Records the board after an item and goes on with the rest.
+fn step(
+    hyps: Hyps,
+    rest: &[Item],
+    snapshot: Option<Bitboard>,
+    candidates: Bitboard,
+    apply: &impl Fn(&Hyps, &Item) -> Hyps,
+    path: &mut Trace,
+    out: &mut Vec<Trace>,
+) {
+    if hyps.is_empty() {
+        return;
+    }
+    path.states.push(hyps.clone());
+    walk(hyps, rest, snapshot, candidates, apply, path, out);
+    path.states.pop();
 }
 
 fn walk(
@@ -101,35 +126,34 @@ fn walk(
     }
     let Some((first, rest)) = items.split_first() else {
         if snapshot.is_none_or(|s| hyps.occupied() == Some(s)) {
-            let mut t = path.clone();
-            t.last = hyps;
-            out.push(t);
+            out.push(path.clone());
         }
         return;
     };
     match first {
         Item::Unseen => {
-            walk(hyps.clone(), rest, snapshot, candidates, apply, path, out);
             let occ = hyps.occupied().unwrap_or(Bitboard(0));
-            for sq in candidates {
-                let guess = if occ.contains(sq) {
+            let guesses = std::iter::once(None).chain(candidates.into_iter().map(|sq| {
+                Some(if occ.contains(sq) {
                     Item::Lift(sq, 0)
                 } else {
                     Item::Place(sq, None, 0)
+                })
+            }));
+            for guess in guesses {
+                let next = match &guess {
+                    None => hyps.clone(),
+                    Some(g) => apply(&hyps, g),
                 };
-                path.cost += 1;
-                walk(apply(&hyps, &guess), rest, snapshot, candidates, apply, path, out);
-                path.cost -= 1;
+                let cost = usize::from(guess.is_some());
+                path.cost += cost;
+                step(next, rest, snapshot, candidates, apply, path, out);
+                path.cost -= cost;
             }
-        }
-        Item::Press { .. } => {
-            path.at_presses.push(hyps.clone());
-            walk(hyps, rest, snapshot, candidates, apply, path, out);
-            path.at_presses.pop();
         }
         _ => {
             let next = apply(&hyps, first);
-            walk(next, rest, snapshot, candidates, apply, path, out);
+            step(next, rest, snapshot, candidates, apply, path, out);
         }
     }
 }

@@ -142,7 +142,9 @@ pub fn captured_id(ids: &IdMap, m: Move) -> Option<PieceId> {
             capture: Some(_),
             ..
         } => Some(ids[to as usize]),
-        Move::EnPassant { from, to } => Some(ids[Square::from_coords(to.file(), from.rank()) as usize]),
+        Move::EnPassant { from, to } => {
+            Some(ids[Square::from_coords(to.file(), from.rank()) as usize])
+        }
         _ => None,
     }
 }

@@ -36,7 +36,7 @@ use crate::laws::{Category, Edition};
 use crate::wire::BoardCommand;
 use buffer::{Item, Trace};
 use game::{captured_id, initial_ids, same_but_promotion, Line};
-use phys::{Hyps, IdMap, PieceId, Phys};
+use phys::{Hyps, IdMap, Phys, PieceId};
 use reading::{read_all, read_map, Reading};
 
 /// The settings that change how the table reads the board.
@@ -74,12 +74,21 @@ pub enum Effect {
     /// A move was completed and enters the game score.
     Move(MoveRecord),
     /// The board shows a legal successor position; not completed yet.
-    Provisional { ply: u32, san: String },
+    Provisional {
+        ply: u32,
+        san: String,
+    },
     /// An earlier move's SAN changed (a promotion piece found out).
-    Corrected { ply: u32, san: String },
+    Corrected {
+        ply: u32,
+        san: String,
+    },
     Alert(Alert),
     /// The game ended on the board.
-    GameOver { result: &'static str, end: End },
+    GameOver {
+        result: &'static str,
+        end: End,
+    },
     /// A command for the board (a snapshot to confirm what it shows).
     Board(BoardCommand),
 }
@@ -553,7 +562,7 @@ impl Table {
     /// The mover of the `i`-th move of a reading (0-based).
     fn mover(&self, r: &Reading, i: usize) -> Color {
         let turn = self.lines[r.line].pos.turn();
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             turn
         } else {
             !turn
@@ -614,7 +623,8 @@ impl Table {
             .clone();
         if best.len() == 1 {
             let line = &self.lines[best.line];
-            let san = shakmaty::san::SanPlus::from_move(line.pos.clone(), best.moves[0]).to_string();
+            let san =
+                shakmaty::san::SanPlus::from_move(line.pos.clone(), best.moves[0]).to_string();
             let ends = game::end_of(&line.play(best.moves[0])).is_some();
             self.show(Some((self.ply(), san)));
             if ends {
@@ -822,9 +832,14 @@ impl Table {
     fn allowed(&self, piece: Option<shakmaty::Piece>) -> impl Fn(PieceId) -> bool + Copy + '_ {
         move |id| match piece {
             None => true,
-            Some(p) => self.roles.get(id as usize).is_some_and(|&(c, r, promoted)| {
-                c == p.color && (r == p.role || (promoted && p.role != Role::King && p.role != Role::Pawn))
-            }),
+            Some(p) => self
+                .roles
+                .get(id as usize)
+                .is_some_and(|&(c, r, promoted)| {
+                    c == p.color
+                        && (r == p.role
+                            || (promoted && p.role != Role::King && p.role != Role::Pawn))
+                }),
         }
     }
 
@@ -862,8 +877,7 @@ impl Table {
 
     /// Judges what was buffered against a snapshot (`None`: the input ended).
     fn reconcile(&mut self, snapshot: Option<Bitboard>, t: u64) {
-        let Mode::Buffering { anchor, items } =
-            std::mem::replace(&mut self.mode, Mode::Trusted)
+        let Mode::Buffering { anchor, items } = std::mem::replace(&mut self.mode, Mode::Trusted)
         else {
             return;
         };
@@ -904,85 +918,90 @@ impl Table {
                 format!("{unseen} board line(s) lost; reconciled with the board's snapshot"),
             );
         }
-        let presses: Vec<&Item> = items
-            .iter()
-            .filter(|i| matches!(i, Item::Press { .. }))
-            .collect();
-        for (item, at_press) in presses.into_iter().zip(trace.at_presses) {
-            let Item::Press {
-                side,
-                white_ms,
-                black_ms,
-                t: pt,
-            } = *item
-            else {
-                continue;
-            };
-            let clock = Some(match side {
-                Color::White => white_ms,
-                Color::Black => black_ms,
-            });
-            let readings = self.read(&at_press);
-            match self.judge_press(side, &readings) {
-                PressVerdict::Complete(r) => {
-                    self.hyps = at_press;
-                    self.complete(&r, pt, Completion::Press, clock);
-                }
-                PressVerdict::Nothing => {}
-                PressVerdict::NoMove => {
-                    let confirmed = snapshot.is_some();
-                    if confirmed {
-                        self.raise(
-                            pt,
-                            AlertKind::ClockWithoutMove,
-                            Some(side),
-                            vec![],
-                            format!("{} pressed the clock with no move made", color_name(side)),
-                        );
-                    }
-                }
-                PressVerdict::Unexplained => {
-                    // A piece put down just after the press still counts
-                    // for it; otherwise the move was illegal.
-                    let late = self.read(&trace.last)
-                        .into_iter()
-                        .find(|r| r.len() == 1 && self.mover(r, 0) == side);
-                    if let Some(r) = late {
-                        self.hyps = trace.last.clone();
-                        self.complete(&r, pt, Completion::Press, clock);
-                    } else if snapshot.is_some() {
-                        let squares = self.differing_squares(&at_press);
-                        self.raise(
-                            pt,
-                            AlertKind::IllegalMove,
-                            Some(side),
-                            squares.clone(),
-                            format!(
-                                "{} pressed the clock with no legal move on the board (squares differing from the game position: {}); the position before it must be restored",
-                                color_name(side),
-                                squares
-                                    .iter()
-                                    .map(|s| s.to_string())
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                            ),
-                        );
-                    }
-                }
-            }
+        // Go through the buffer again as if live, on the explained board.
+        let boxed_before = self.boxed_ids();
+        for (item, mut state) in items.iter().zip(trace.states) {
             if self.end.is_some() {
                 return;
             }
+            let boxed = self.boxed_ids() & !boxed_before | self.boxed_ids();
+            for h in &mut state.0 {
+                h.drop_from_hand(boxed);
+            }
+            match *item {
+                Item::Press {
+                    side,
+                    white_ms,
+                    black_ms,
+                    t: pt,
+                } => {
+                    self.hyps = state;
+                    let clock = Some(match side {
+                        Color::White => white_ms,
+                        Color::Black => black_ms,
+                    });
+                    self.judge_buffered_press(side, pt, clock, snapshot.is_some(), &items);
+                }
+                Item::Lift(_, it) | Item::Place(_, _, it) => {
+                    self.hyps = state;
+                    self.evaluate(it);
+                }
+                Item::Unseen => {
+                    self.hyps = state;
+                    self.evaluate(t);
+                }
+            }
         }
-        // Drop hands of pieces captured by what was completed meanwhile.
-        let mut last = trace.last;
-        let boxed = self.boxed_ids();
-        for h in &mut last.0 {
-            h.drop_from_hand(boxed);
-        }
-        self.hyps = last;
         self.mode = Mode::Trusted;
         self.evaluate(t);
+    }
+
+    /// Judges a press that waited for a snapshot, on the board as the press
+    /// found it (`self.hyps`).
+    fn judge_buffered_press(
+        &mut self,
+        side: Color,
+        pt: u64,
+        clock: Option<u64>,
+        confirmed: bool,
+        _items: &[Item],
+    ) {
+        let readings = self.read(&self.hyps);
+        match self.judge_press(side, &readings) {
+            PressVerdict::Complete(r) => self.complete(&r, pt, Completion::Press, clock),
+            PressVerdict::Nothing => {}
+            PressVerdict::NoMove => {
+                if confirmed {
+                    self.raise(
+                        pt,
+                        AlertKind::ClockWithoutMove,
+                        Some(side),
+                        vec![],
+                        format!("{} pressed the clock with no move made", color_name(side)),
+                    );
+                }
+            }
+            PressVerdict::Unexplained => {
+                if confirmed {
+                    let squares = self.differing_squares(&self.hyps.clone());
+                    self.raise(
+                        pt,
+                        AlertKind::IllegalMove,
+                        Some(side),
+                        squares.clone(),
+                        format!(
+                            "{} pressed the clock with no legal move on the board (squares differing from the game position: {}); the position before it must be restored",
+                            color_name(side),
+                            squares
+                                .iter()
+                                .map(|s| s.to_string())
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                    );
+                }
+            }
+        }
     }
 
     /// Pieces no longer in the game (captured in completed moves).

@@ -191,8 +191,12 @@ mod tests {
         let placed = p.place(Square::F7, |_| true);
         assert_eq!(placed.len(), 2);
         // The queen took f7 (pawn in hand) or the pawn went back (queen in hand).
-        assert!(placed.iter().any(|q| q.at[Square::F7 as usize] == 1 && q.hand == 1 << 2));
-        assert!(placed.iter().any(|q| q.at[Square::F7 as usize] == 2 && q.hand == 1 << 1));
+        assert!(placed
+            .iter()
+            .any(|q| q.at[Square::F7 as usize] == 1 && q.hand == 1 << 2));
+        assert!(placed
+            .iter()
+            .any(|q| q.at[Square::F7 as usize] == 2 && q.hand == 1 << 1));
     }
 
     #[test]

@@ -43,7 +43,10 @@ pub fn unframe(raw: &str) -> Result<&str, FrameError> {
     }
     let star = line.rfind('*').ok_or(FrameError::NoChecksum)?;
     let (body, cc) = (&line[..star], &line[star + 1..]);
-    if let Some(col) = body.bytes().position(|b| !(0x20..=0x7e).contains(&b) || b == b'*') {
+    if let Some(col) = body
+        .bytes()
+        .position(|b| !(0x20..=0x7e).contains(&b) || b == b'*')
+    {
         return Err(FrameError::NotPrintable(col + 1));
     }
     if cc.len() != 2 || !cc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'A'..=b'F')) {
@@ -92,7 +95,10 @@ mod tests {
             Err(FrameError::ChecksumMismatch { .. })
         ));
         assert_eq!(unframe("L e2 1 50311"), Err(FrameError::NoChecksum));
-        assert!(matches!(unframe("L e2*3c"), Err(FrameError::BadChecksumDigits(_))));
+        assert!(matches!(
+            unframe("L e2*3c"),
+            Err(FrameError::BadChecksumDigits(_))
+        ));
         let long = frame(&"x".repeat(78));
         assert_eq!(unframe(&long), Err(FrameError::TooLong(81)));
         assert_eq!(unframe(&frame(&"x".repeat(77))).map(str::len), Ok(77));

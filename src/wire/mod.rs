@@ -149,7 +149,9 @@ impl<'a> Fields<'a> {
         let serial = self.parts[2];
         if serial.is_empty()
             || serial.len() > 24
-            || !serial.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
+            || !serial
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-')
         {
             return Err(self.bad(2, "serial", "not 1-24 of [A-Za-z0-9-]"));
         }

@@ -14,7 +14,11 @@ pub enum BoardMsg {
     /// A square became occupied.
     Place { square: Square, seq: u16, ms: u32 },
     /// The whole occupancy; reflects every event with a smaller seq.
-    Snapshot { occupied: Bitboard, seq: u16, ms: u32 },
+    Snapshot {
+        occupied: Bitboard,
+        seq: u16,
+        ms: u32,
+    },
     /// The board reports a fault of its own.
     Fault {
         code: String,

@@ -116,9 +116,9 @@ impl ClockMsg {
 
     pub fn seq(&self) -> Option<u16> {
         match self {
-            ClockMsg::Press { seq, .. } | ClockMsg::Time { seq, .. } | ClockMsg::Flag { seq, .. } => {
-                Some(*seq)
-            }
+            ClockMsg::Press { seq, .. }
+            | ClockMsg::Time { seq, .. }
+            | ClockMsg::Flag { seq, .. } => Some(*seq),
             ClockMsg::Hello { .. } | ClockMsg::Reply { .. } => None,
         }
     }
@@ -144,7 +144,10 @@ pub enum ClockCommand {
     },
     Start(Color),
     Stop,
-    Adjust { white_ms: u64, black_ms: u64 },
+    Adjust {
+        white_ms: u64,
+        black_ms: u64,
+    },
     Message(String),
 }
 
@@ -203,7 +206,13 @@ mod tests {
             }
         ));
         assert_eq!(t.line(), "T 5412000 5399000 B 2 19100*39");
-        assert_eq!(ClockMsg::parse_line("OK N*6A").unwrap(), ClockMsg::Reply { ok: true, text: "N".into() });
+        assert_eq!(
+            ClockMsg::parse_line("OK N*6A").unwrap(),
+            ClockMsg::Reply {
+                ok: true,
+                text: "N".into()
+            }
+        );
         assert_eq!(
             ClockCommand::Set {
                 white_ms: 5_400_000,

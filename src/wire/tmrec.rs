@@ -49,7 +49,14 @@ impl fmt::Display for Record {
             Direction::FromDevice => '>',
             Direction::ToDevice => '<',
         };
-        write!(f, "{} {}{} {}", self.t_ms, self.device.name(), dir, self.line)
+        write!(
+            f,
+            "{} {}{} {}",
+            self.t_ms,
+            self.device.name(),
+            dir,
+            self.line
+        )
     }
 }
 
@@ -100,7 +107,10 @@ impl Recording {
                     if r.t_ms < last_t {
                         rec.errors.push(TmrecError {
                             line: n,
-                            why: format!("time {} goes back (previous line was at {last_t})", r.t_ms),
+                            why: format!(
+                                "time {} goes back (previous line was at {last_t})",
+                                r.t_ms
+                            ),
                         });
                     }
                     last_t = last_t.max(r.t_ms);
@@ -109,7 +119,8 @@ impl Recording {
                 Err(why) => rec.errors.push(TmrecError { line: n, why }),
             }
         }
-        if !matches!(rec.entries.first(), Some((_, Entry::Comment(c))) if c.starts_with("tmrec 1")) {
+        if !matches!(rec.entries.first(), Some((_, Entry::Comment(c))) if c.starts_with("tmrec 1"))
+        {
             rec.errors.insert(
                 0,
                 TmrecError {
@@ -203,9 +214,13 @@ fn parse_record(raw: &str) -> Result<Record, String> {
     let dev = it.next().ok_or("expected '<t_ms> <device><dir> <line>'")?;
     let line = it.next().ok_or("no device line after the device field")?;
     if t.is_empty() || t.len() > 19 || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("field t_ms: {t:?} is not a whole number of milliseconds"));
+        return Err(format!(
+            "field t_ms: {t:?} is not a whole number of milliseconds"
+        ));
     }
-    let t_ms = t.parse().map_err(|_| format!("field t_ms: {t:?} is out of range"))?;
+    let t_ms = t
+        .parse()
+        .map_err(|_| format!("field t_ms: {t:?} is out of range"))?;
     let (device, dir) = match dev {
         "board>" => (Device::Board, Direction::FromDevice),
         "board<" => (Device::Board, Direction::ToDevice),
