@@ -174,6 +174,9 @@ pub struct Table {
     plies: Vec<PlyInfo>,
     alerts: Vec<Alert>,
     end: Option<End>,
+    /// The end holds in the preferred promotion hypothesis only: the table
+    /// keeps reading, and a further move retracts it.
+    end_tentative: bool,
     hyps: Hyps,
     mode: Mode,
     clock: ClockState,
@@ -216,6 +219,7 @@ impl Table {
             plies: Vec::new(),
             alerts: Vec::new(),
             end: None,
+            end_tentative: false,
             hyps: Hyps::default(),
             mode: Mode::Lost {
                 occ: None,
@@ -240,7 +244,7 @@ impl Table {
     /// Feeds one event that arrived at host time `t` (ms, non-decreasing).
     pub fn handle(&mut self, t: u64, ev: Event) -> Vec<Effect> {
         self.advance(t);
-        if self.end.is_none() {
+        if self.playing() {
             self.dispatch(t, ev);
         } else {
             self.after_end(ev);
@@ -260,7 +264,7 @@ impl Table {
     /// stands on the board.
     pub fn finish(&mut self, t: u64) -> Vec<Effect> {
         self.advance(t);
-        if self.end.is_none() {
+        if self.playing() {
             if let Mode::Buffering { .. } = self.mode {
                 self.reconcile(None, t);
             }
@@ -330,6 +334,12 @@ impl Table {
     /// Board lines lost (damaged or skipped) so far.
     pub fn lost_lines(&self) -> u64 {
         self.lost_lines
+    }
+
+    /// Whether moves are still being read (no end, or one a promotion
+    /// hypothesis may still overturn).
+    fn playing(&self) -> bool {
+        self.end.is_none() || self.end_tentative
     }
 
     /// The ply being made now (1 = White's first move).
@@ -413,7 +423,7 @@ impl Table {
     /// Completes a game-ending provisional move once its piece has stood.
     fn advance(&mut self, t: u64) {
         if let Some(deadline) = self.end_deadline {
-            if t >= deadline && self.end.is_none() && matches!(self.mode, Mode::Trusted) {
+            if t >= deadline && self.playing() && matches!(self.mode, Mode::Trusted) {
                 self.end_deadline = None;
                 let readings = self.read(&self.hyps);
                 if let Some(r) = readings.iter().find(|r| r.len() == 1).cloned() {
@@ -649,6 +659,25 @@ impl Table {
 
     /// Completes the moves of reading `r` (all of them).
     fn complete(&mut self, r: &Reading, t: u64, how: Completion, last_clock: Option<u64>) {
+        if self.end_tentative {
+            // Play went on: the game had not ended after all (the promoted
+            // piece was not a queen). Lines where it had ended have no
+            // legal move and fall away below.
+            self.end = None;
+            self.end_tentative = false;
+            let ending = |k: AlertKind| {
+                matches!(
+                    k,
+                    AlertKind::Checkmate
+                        | AlertKind::Stalemate
+                        | AlertKind::Fivefold
+                        | AlertKind::SeventyFive
+                )
+            };
+            if let Some(i) = self.alerts.iter().rposition(|a| ending(a.kind)) {
+                self.alerts.remove(i);
+            }
+        }
         let before = self.sans();
         for (i, &m) in r.moves.iter().enumerate() {
             let mover = self.mover_now();
@@ -731,7 +760,7 @@ impl Table {
             });
         }
         self.check_end(t);
-        if self.end.is_none() {
+        if self.playing() {
             self.evaluate(t);
         }
     }
@@ -755,9 +784,9 @@ impl Table {
     fn check_end(&mut self, t: u64) {
         let ends: Vec<Option<End>> = self.lines.iter().map(game::end_of).collect();
         let Some(end) = ends[0] else { return };
-        if ends.iter().any(|e| *e != Some(end)) {
-            return; // a promotion hypothesis still plays on
-        }
+        // A promotion hypothesis may still play on: the game ends as the
+        // preferred one says, until a further move shows otherwise.
+        self.end_tentative = ends.iter().any(|e| *e != Some(end));
         let ply = self.ply() - 1;
         let (kind, detail) = match end {
             End::Checkmate { winner } => (
@@ -921,7 +950,7 @@ impl Table {
         // Go through the buffer again as if live, on the explained board.
         let boxed_before = self.boxed_ids();
         for (item, mut state) in items.iter().zip(trace.states) {
-            if self.end.is_some() {
+            if !self.playing() {
                 return;
             }
             let boxed = self.boxed_ids() & !boxed_before | self.boxed_ids();
