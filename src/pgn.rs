@@ -1,6 +1,12 @@
 //! Writing game scores as PGN: the Seven Tag Roster, `TimeControl`, moves in
 //! SAN with check marks, and `[%clk h:mm:ss]` after every move when a clock
-//! was present — the shape lichess relays and LiveChess round folders use.
+//! was present — the shape lichess relays and LiveChess round folders use;
+//! and reading PGN games back (with `pgn-reader`), every move checked legal.
+
+use std::ops::ControlFlow;
+
+use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use shakmaty::{Chess, Move, Position};
 
 use crate::table::MoveRecord;
 
@@ -129,6 +135,153 @@ pub fn write(tags: &Tags, moves: &[MoveRecord], result: &str) -> String {
     out
 }
 
+/// A game read from PGN: its tags and its moves, legal from the start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgnGame {
+    pub tags: Vec<(String, String)>,
+    pub moves: Vec<Move>,
+    /// The SAN of each move as written in the file.
+    pub sans: Vec<String>,
+    pub result: String,
+}
+
+impl PgnGame {
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why a PGN text could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PgnError {
+    #[error("game {game}, ply {ply}: {san} is not a legal move ({why})")]
+    Illegal {
+        game: usize,
+        ply: usize,
+        san: String,
+        why: String,
+    },
+    #[error("{0}")]
+    Io(String),
+}
+
+struct Collect {
+    game: usize,
+}
+
+struct Movetext {
+    tags: Vec<(String, String)>,
+    pos: Chess,
+    moves: Vec<Move>,
+    sans: Vec<String>,
+    result: String,
+    error: Option<PgnError>,
+}
+
+impl Visitor for Collect {
+    type Tags = Vec<(String, String)>;
+    type Movetext = Movetext;
+    type Output = Result<PgnGame, PgnError>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        self.game += 1;
+        ControlFlow::Continue(Vec::new())
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        tags.push((
+            String::from_utf8_lossy(name).into_owned(),
+            value.decode_utf8_lossy().into_owned(),
+        ));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue(Movetext {
+            tags,
+            pos: Chess::default(),
+            moves: Vec::new(),
+            sans: Vec::new(),
+            result: "*".into(),
+            error: None,
+        })
+    }
+
+    fn begin_variation(
+        &mut self,
+        _movetext: &mut Self::Movetext,
+    ) -> ControlFlow<Self::Output, pgn_reader::Skip> {
+        ControlFlow::Continue(pgn_reader::Skip(true))
+    }
+
+    fn san(&mut self, mt: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        if mt.error.is_some() {
+            return ControlFlow::Continue(());
+        }
+        match san_plus.san.to_move(&mt.pos) {
+            Ok(m) => {
+                mt.pos.play_unchecked(m);
+                mt.moves.push(m);
+                mt.sans.push(san_plus.to_string());
+            }
+            Err(e) => {
+                mt.error = Some(PgnError::Illegal {
+                    game: self.game,
+                    ply: mt.moves.len() + 1,
+                    san: san_plus.to_string(),
+                    why: e.to_string(),
+                })
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn outcome(
+        &mut self,
+        mt: &mut Self::Movetext,
+        outcome: shakmaty::Outcome,
+    ) -> ControlFlow<Self::Output> {
+        mt.result = outcome.to_string();
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, mt: Self::Movetext) -> Self::Output {
+        if let Some(e) = mt.error {
+            return Err(e);
+        }
+        Ok(PgnGame {
+            tags: mt.tags,
+            moves: mt.moves,
+            sans: mt.sans,
+            result: mt.result,
+        })
+    }
+}
+
+/// Reads every game of a PGN text (standard start position), each move
+/// checked legal; variations are skipped.
+pub fn read_games(text: &str) -> Result<Vec<PgnGame>, PgnError> {
+    let mut reader = Reader::new(std::io::Cursor::new(text.as_bytes()));
+    let mut visitor = Collect { game: 0 };
+    let mut games = Vec::new();
+    loop {
+        match reader.read_game(&mut visitor) {
+            Ok(Some(g)) => games.push(g?),
+            Ok(None) => break,
+            Err(e) => return Err(PgnError::Io(e.to_string())),
+        }
+    }
+    Ok(games)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +310,23 @@ mod tests {
             pgn.contains("1. e4 {[%clk 1:30:12]} e5 {[%clk 1:29:59]} *"),
             "{pgn}"
         );
+    }
+
+    #[test]
+    fn reads_back_what_it_writes() {
+        let pgn = write(
+            &Tags::default(),
+            &[rec(1, "e4", Some(60_000)), rec(2, "e5", None), rec(3, "Qh5", None)],
+            "*",
+        );
+        let games = read_games(&pgn).unwrap();
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].sans, vec!["e4", "e5", "Qh5"]);
+        assert_eq!(games[0].tag("Event"), Some("?"));
+        assert!(matches!(
+            read_games("1. e4 e5 2. Ke3 *"),
+            Err(PgnError::Illegal { game: 1, ply: 3, .. })
+        ));
     }
 
     #[test]

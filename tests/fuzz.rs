@@ -65,18 +65,23 @@ fn piece() -> impl Strategy<Value = Piece> {
     })
 }
 
+/// Strings matching a regex built at run time.
+fn re(pattern: &str) -> proptest::string::RegexGeneratorStrategy<String> {
+    proptest::string::string_regex(pattern).expect("valid regex")
+}
+
 /// A word of printable ASCII without space or `*`.
 const WORD: &str = "[!-)+-~]";
 /// Printable ASCII without `*` (a body may hold spaces).
 const TEXT: &str = "[ -)+-~]";
 
 fn hello_fields() -> impl Strategy<Value = (String, String)> {
-    (format!("{WORD}{{0,12}}"), "[A-Za-z0-9-]{1,24}")
+    (re(&format!("{WORD}{{0,12}}")), "[A-Za-z0-9-]{1,24}")
 }
 
 /// A reply's text: no leading space (the parser trims it).
 fn reply_text() -> impl Strategy<Value = String> {
-    format!("({WORD}{TEXT}{{0,40}})?")
+    re(&format!("({WORD}{TEXT}{{0,40}})?"))
 }
 
 /// Every valid board message, built from its fields.
@@ -101,10 +106,10 @@ fn board_msg() -> impl Strategy<Value = BoardMsg> {
             }
         }),
         (
-            format!("{WORD}{{0,8}}"),
+            re(&format!("{WORD}{{0,8}}")),
             any::<u16>(),
             any::<u32>(),
-            format!("{TEXT}{{0,30}}")
+            re(&format!("{TEXT}{{0,30}}"))
         )
             .prop_map(|(code, seq, ms, text)| BoardMsg::Fault {
                 code,
@@ -209,8 +214,8 @@ fn token_body() -> impl Strategy<Value = String> {
     vec(
         prop_oneof![
             4 => (0..TOKENS.len()).prop_map(|i| TOKENS[i].to_string()),
-            1 => "[0-9a-fA-F]{0,22}",
-            1 => format!("{WORD}{{0,6}}"),
+            1 => re("[0-9a-fA-F]{0,22}"),
+            1 => re(&format!("{WORD}{{0,6}}")),
         ],
         1..8,
     )
@@ -354,18 +359,13 @@ fn damage(line: &str, at: Index, shift: u8) -> String {
 fn tmrec_line() -> impl Strategy<Value = String> {
     let t = prop_oneof![
         4 => (0u64..10_000_000).prop_map(|t| t.to_string()),
-        1 => "[0-9]{0,22}",
-        1 => "-?[0-9a-z ]{0,5}",
+        1 => re("[0-9]{0,22}"),
+        1 => re("-?[0-9a-z ]{0,5}"),
     ];
     let dev = prop_oneof![
-        Just("board>"),
-        Just("board<"),
-        Just("clock>"),
-        Just("clock<"),
-        Just("table>"),
-        Just("board"),
-        Just(""),
-        "[a-z<> ]{0,7}",
+        4 => prop::sample::select(vec!["board>", "board<", "clock>", "clock<", "table>", "board", ""])
+            .prop_map(String::from),
+        1 => re("[a-z<> ]{0,7}"),
     ];
     let dev_line = prop_oneof![
         board_msg().prop_map(|m| m.line()),
@@ -709,6 +709,15 @@ proptest! {
 
 // ---- replay ----------------------------------------------------------------
 
+fn rec(t_ms: u64, device: Device, line: String) -> Record {
+    Record {
+        t_ms,
+        device,
+        dir: Direction::FromDevice,
+        line,
+    }
+}
+
 fn record() -> impl Strategy<Value = Record> {
     let line = prop_oneof![
         3 => board_msg().prop_map(|m| m.line()),
@@ -742,12 +751,7 @@ fn plausible_lines() -> impl Strategy<Value = Vec<Record>> {
             let mut t = 0u64;
             let mut seq = 0u16;
             let mut clock_seq = 0u16;
-            let mut rec = |t: u64, device: Device, line: String| Record {
-                t_ms: t,
-                device,
-                dir: Direction::FromDevice,
-                line,
-            };
+            let mut k = 0;
             out.push(rec(0, Device::Board, frame("TMB1 1.0.0 FUZZ")));
             out.push(rec(
                 0,
@@ -755,7 +759,7 @@ fn plausible_lines() -> impl Strategy<Value = Vec<Record>> {
                 frame(&format!("S {:016x} 0 0", pos.board().occupied().0)),
             ));
             seq += 1;
-            for (i, pick) in picks.into_iter().enumerate() {
+            for pick in picks {
                 let legal = pos.legal_moves();
                 if legal.is_empty() {
                     break;
@@ -770,7 +774,8 @@ fn plausible_lines() -> impl Strategy<Value = Vec<Record>> {
                     };
                     seq = seq.wrapping_add(1);
                     let mut line = frame(&body);
-                    if let Some((kind, at)) = noise.get(i) {
+                    k += 1;
+                    if let Some((kind, at)) = noise.get(k - 1) {
                         match kind {
                             0 => continue,                          // lost
                             1 => line = damage(&line, *at, 1),      // damaged

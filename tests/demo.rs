@@ -1,0 +1,37 @@
+//! `touchmove demo` runs on a fresh machine with nothing beside it and
+//! prints, for every built-in famous game, a PGN that reads back to the
+//! game's real moves.
+
+use std::process::Command;
+
+use touchmove::pgn::read_games;
+use touchmove::sim::games::famous_games;
+
+#[test]
+fn demo_prints_every_famous_game_as_valid_pgn() {
+    let out = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["demo", "--speed", "1000000"])
+        .output()
+        .expect("demo runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let games = read_games(&text).expect("the demo's PGN reads back");
+    let famous = famous_games();
+    assert_eq!(games.len(), famous.len());
+    for (g, f) in games.iter().zip(famous) {
+        assert_eq!(g.moves, f.moves().unwrap(), "{} - {}", f.white, f.black);
+        assert_eq!(g.result, f.result, "{} - {}", f.white, f.black);
+        assert_eq!(g.tag("White"), Some(f.white));
+        assert!(g.tag("TimeControl").is_some());
+    }
+}
+
+#[test]
+fn demo_refuses_a_nonsense_speed() {
+    let out = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["demo", "--speed", "0"])
+        .output()
+        .expect("demo runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--speed"));
+}
