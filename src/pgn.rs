@@ -316,7 +316,11 @@ mod tests {
     fn reads_back_what_it_writes() {
         let pgn = write(
             &Tags::default(),
-            &[rec(1, "e4", Some(60_000)), rec(2, "e5", None), rec(3, "Qh5", None)],
+            &[
+                rec(1, "e4", Some(60_000)),
+                rec(2, "e5", None),
+                rec(3, "Qh5", None),
+            ],
             "*",
         );
         let games = read_games(&pgn).unwrap();
@@ -325,7 +329,11 @@ mod tests {
         assert_eq!(games[0].tag("Event"), Some("?"));
         assert!(matches!(
             read_games("1. e4 e5 2. Ke3 *"),
-            Err(PgnError::Illegal { game: 1, ply: 3, .. })
+            Err(PgnError::Illegal {
+                game: 1,
+                ply: 3,
+                ..
+            })
         ));
     }
 

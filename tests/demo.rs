@@ -13,7 +13,11 @@ fn demo_prints_every_famous_game_as_valid_pgn() {
         .args(["demo", "--speed", "1000000"])
         .output()
         .expect("demo runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("utf-8");
     let games = read_games(&text).expect("the demo's PGN reads back");
     let famous = famous_games();

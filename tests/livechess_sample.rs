@@ -45,8 +45,11 @@ fn every_livechess_sample_game_replays_exactly() {
         let games = read_games(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         for (gi, g) in games.iter().enumerate() {
             games_seen += 1;
-            let tags: Vec<(&str, &str)> =
-                g.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let tags: Vec<(&str, &str)> = g
+                .tags
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
             for (style, clock) in [
                 (Style::Clean, true),
                 (Style::Human, true),
@@ -58,7 +61,12 @@ fn every_livechess_sample_game_replays_exactly() {
                     seed: 7 + gi as u64,
                     ..SimOptions::default()
                 };
-                let name = format!("{} game {} {} clock={clock}", f.display(), gi + 1, style.name());
+                let name = format!(
+                    "{} game {} {} clock={clock}",
+                    f.display(),
+                    gi + 1,
+                    style.name()
+                );
                 let text = recording_of(&tags, &g.moves, &opts).expect("simulated");
                 let rec = Recording::parse(&text);
                 let r = replay(&rec, &name, &Config::default());

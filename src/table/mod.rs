@@ -193,6 +193,8 @@ pub struct Table {
     /// completed move: a reply is read on top of one of them (the pawn seen
     /// on b6 did not go to b5, even if b5 then axb6 e.p. ends the same).
     seen: Vec<IdMap>,
+    /// What a board that senses identity said stands on each square.
+    identified: [Option<Role>; 64],
     board_hellos: u32,
     lost_lines: u64,
     out: Vec<Effect>,
@@ -231,6 +233,7 @@ impl Table {
             shown: None,
             end_deadline: None,
             seen: Vec::new(),
+            identified: [None; 64],
             board_hellos: 0,
             lost_lines: 0,
             out: Vec::new(),
@@ -372,8 +375,14 @@ impl Table {
                 self.lost_lines += u64::from(lines);
                 self.lose_lines(lines, t);
             }
-            Event::Lift(sq) => self.board_event(t, Item::Lift(sq, t)),
-            Event::Place(sq, piece) => self.board_event(t, Item::Place(sq, piece, t)),
+            Event::Lift(sq) => {
+                self.identified[sq as usize] = None;
+                self.board_event(t, Item::Lift(sq, t))
+            }
+            Event::Place(sq, piece) => {
+                self.identified[sq as usize] = piece.map(|p| p.role);
+                self.board_event(t, Item::Place(sq, piece, t))
+            }
             Event::Snapshot(occ) => self.snapshot(occ, t),
             Event::BoardFault { .. } => {}
             Event::ClockHello { .. } => {
@@ -688,6 +697,12 @@ impl Table {
                     .iter()
                     .map(|s| s.m)
                     .filter(|&s| same_but_promotion(s, m))
+                    .filter(|&s| {
+                        // A board that senses identity says what the pawn became.
+                        s.promotion().is_none()
+                            || self.identified[s.to() as usize]
+                                .is_none_or(|r| s.promotion() == Some(r))
+                    })
                     .collect();
                 variants.sort_by_key(|&v| game::promotion_rank(v));
                 for v in variants {
@@ -717,11 +732,14 @@ impl Table {
                     h.drop_from_hand(1 << c);
                 }
             }
+            let seen_piece = self.identified[to as usize].is_some();
             if promoted {
                 let id = self.lines[0].ids[to as usize];
                 if let Some(info) = self.roles.get_mut(id as usize) {
                     info.2 = true;
                 }
+            }
+            if promoted && !seen_piece {
                 self.raise_at(
                     ply,
                     t,
@@ -858,16 +876,22 @@ impl Table {
 
     /// Which piece identities may be put down as `piece` (any, for a
     /// presence board).
-    fn allowed(&self, piece: Option<shakmaty::Piece>) -> impl Fn(PieceId) -> bool + Copy + '_ {
+    fn allowed(
+        &self,
+        sq: Square,
+        piece: Option<shakmaty::Piece>,
+    ) -> impl Fn(PieceId) -> bool + Copy + '_ {
+        let last_rank = matches!(sq.rank(), shakmaty::Rank::First | shakmaty::Rank::Eighth);
         move |id| match piece {
             None => true,
             Some(p) => self
                 .roles
                 .get(id as usize)
                 .is_some_and(|&(c, r, promoted)| {
-                    c == p.color
-                        && (r == p.role
-                            || (promoted && p.role != Role::King && p.role != Role::Pawn))
+                    let becomes = (promoted || (r == Role::Pawn && last_rank))
+                        && p.role != Role::King
+                        && p.role != Role::Pawn;
+                    c == p.color && (r == p.role || becomes)
                 }),
         }
     }
@@ -875,7 +899,7 @@ impl Table {
     fn apply(&self, hyps: &Hyps, item: &Item) -> Hyps {
         match *item {
             Item::Lift(sq, _) => hyps.lift(sq),
-            Item::Place(sq, piece, _) => hyps.place(sq, self.allowed(piece)),
+            Item::Place(sq, piece, _) => hyps.place(sq, self.allowed(sq, piece)),
             Item::Unseen | Item::Press { .. } => hyps.clone(),
         }
     }
