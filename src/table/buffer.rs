@@ -57,8 +57,7 @@ impl Trace {
 }
 
 /// The explanations of `items` replayed from `anchor` that end on
-/// `snapshot` (any, if the input ended without one: then only the ones that
-/// take the fewest lost lines to have moved a piece).
+/// `snapshot` (all of them if there is none: see [`most_likely`]).
 pub fn explain(
     anchor: &Hyps,
     items: &[Item],
@@ -72,8 +71,14 @@ pub fn explain(
             _ => {}
         }
     }
-    if let (Some(snap), Some(occ)) = (snapshot, anchor.occupied()) {
-        candidates |= snap ^ occ;
+    match (snapshot, anchor.occupied()) {
+        (Some(snap), Some(occ)) => candidates |= snap ^ occ,
+        // No snapshot to say where the lost line was: anywhere, for as
+        // many lost lines as it is worth trying.
+        (None, _) if items.iter().filter(|i| matches!(i, Item::Unseen)).count() <= 2 => {
+            candidates = Bitboard::FULL
+        }
+        _ => {}
     }
     let mut out = Vec::new();
     let mut path = Trace::default();
@@ -86,12 +91,29 @@ pub fn explain(
         &mut path,
         &mut out,
     );
-    if snapshot.is_none() {
-        if let Some(min) = out.iter().map(|t| t.cost).min() {
-            out.retain(|t| t.cost == min);
-        }
-    }
     out
+}
+
+/// Without a snapshot to check against: the explanations under which the
+/// board most often shows something `reads` (a position, a move, a move
+/// and its reply), and of those the ones that take the fewest lost lines to
+/// have moved a piece.
+pub fn most_likely(mut traces: Vec<Trace>, reads: impl Fn(&Hyps) -> bool) -> Vec<Trace> {
+    let scored: Vec<usize> = traces
+        .iter()
+        .map(|t| t.states.iter().filter(|s| reads(s)).count())
+        .collect();
+    if let Some(&best) = scored.iter().max() {
+        let mut i = 0;
+        traces.retain(|_| {
+            i += 1;
+            scored[i - 1] == best
+        });
+    }
+    if let Some(min) = traces.iter().map(|t| t.cost).min() {
+        traces.retain(|t| t.cost == min);
+    }
+    traces
 }
 
 /// Records the board after an item and goes on with the rest.

@@ -39,6 +39,14 @@ use game::{captured_id, initial_ids, same_but_promotion, Line};
 use phys::{Hyps, IdMap, Phys, PieceId};
 use reading::{read_all, read_map, Reading};
 
+/// How long a press the board does not explain waits for a snapshot
+/// before it is judged on the board lines that followed it (three
+/// heartbeat periods of TMB1: a board silent that long is gone anyway).
+pub const CONFIRM_WITHOUT_SNAPSHOT_MS: u64 = 3000;
+
+/// Buffered events beyond this are not worth explaining one by one.
+const MAX_BUFFER: usize = 400;
+
 /// The settings that change how the table reads the board.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -155,7 +163,12 @@ enum Mode {
     /// Something must be judged against the next snapshot (lines lost, or
     /// a press the board does not explain): events since `anchor` wait in
     /// `items`.
-    Buffering { anchor: Hyps, items: Vec<Item> },
+    Buffering {
+        anchor: Hyps,
+        items: Vec<Item>,
+        /// When buffering began.
+        since: u64,
+    },
     /// Which piece is where is not known; only the occupancy (`None`
     /// before the first snapshot). Presses seen meanwhile wait in `presses`.
     Lost {
@@ -184,6 +197,8 @@ pub struct Table {
     roles: Vec<(Color, Role, bool)>,
     /// Host time of the last board event.
     last_board_t: u64,
+    /// The latest host time the table has been told.
+    now: u64,
     /// The provisional move shown last, to report changes only.
     shown: Option<(u32, String)>,
     /// A provisional move that ends the game, completed once it has stood
@@ -230,6 +245,7 @@ impl Table {
             clock: ClockState::default(),
             roles,
             last_board_t: 0,
+            now: 0,
             shown: None,
             end_deadline: None,
             seen: Vec::new(),
@@ -431,6 +447,23 @@ impl Table {
 
     /// Completes a game-ending provisional move once its piece has stood.
     fn advance(&mut self, t: u64) {
+        self.now = self.now.max(t);
+        if let Mode::Buffering { items, since, .. } = &self.mode {
+            // No snapshot came (heartbeats off?). With no line lost, a board
+            // line after the last press proves the board as it stood: judge.
+            let last_press = items.iter().rposition(|i| matches!(i, Item::Press { .. }));
+            let board_after = last_press.is_some_and(|p| {
+                items[p..]
+                    .iter()
+                    .any(|i| matches!(i, Item::Lift(..) | Item::Place(..)))
+            });
+            let lost = items.iter().any(|i| matches!(i, Item::Unseen));
+            if t >= since + CONFIRM_WITHOUT_SNAPSHOT_MS && (board_after || lost) {
+                // Lost lines with no snapshot coming: take the likeliest
+                // explanation, but accuse nobody on it.
+                self.reconcile_as(None, t, !lost);
+            }
+        }
         if let Some(deadline) = self.end_deadline {
             if t >= deadline && self.playing() && matches!(self.mode, Mode::Trusted) {
                 self.end_deadline = None;
@@ -459,7 +492,13 @@ impl Table {
                     self.evaluate(t);
                 }
             }
-            Mode::Buffering { items, .. } => items.push(item),
+            Mode::Buffering { items, .. } => {
+                items.push(item);
+                if items.len() > MAX_BUFFER {
+                    let occ = self.tracked_occupancy();
+                    self.go_lost(occ, t);
+                }
+            }
             Mode::Lost { occ, .. } => {
                 if let Some(o) = occ {
                     match item {
@@ -478,7 +517,13 @@ impl Table {
         if matches!(self.mode, Mode::Lost { .. }) {
             return;
         }
-        if n > buffer::MAX_UNSEEN as u32 {
+        let already = match &self.mode {
+            Mode::Buffering { items, .. } => {
+                items.iter().filter(|i| matches!(i, Item::Unseen)).count() as u32
+            }
+            _ => 0,
+        };
+        if n + already > buffer::MAX_UNSEEN as u32 {
             let occ = self.tracked_occupancy();
             self.raise(
                 t,
@@ -907,7 +952,7 @@ impl Table {
     fn tracked_occupancy(&self) -> Option<Bitboard> {
         match &self.mode {
             Mode::Trusted => self.hyps.occupied(),
-            Mode::Buffering { anchor, items } => {
+            Mode::Buffering { anchor, items, .. } => {
                 let mut occ = anchor.occupied()?;
                 for it in items {
                     match it {
@@ -923,19 +968,35 @@ impl Table {
     }
 
     fn start_buffering(&mut self, anchor: Hyps, items: Vec<Item>) {
-        self.mode = Mode::Buffering { anchor, items };
+        let since = self.now;
+        self.mode = Mode::Buffering {
+            anchor,
+            items,
+            since,
+        };
         self.show(None);
         self.out.push(Effect::Board(BoardCommand::Snapshot));
     }
 
-    /// Judges what was buffered against a snapshot (`None`: the input ended).
+    /// Judges what was buffered against a snapshot, or without one
+    /// (`None`: the input ended, or the board sends no snapshot). Presses
+    /// the board does not explain are raised only if `confirmed`.
     fn reconcile(&mut self, snapshot: Option<Bitboard>, t: u64) {
-        let Mode::Buffering { anchor, items } = std::mem::replace(&mut self.mode, Mode::Trusted)
+        let confirmed = snapshot.is_some();
+        self.reconcile_as(snapshot, t, confirmed)
+    }
+
+    fn reconcile_as(&mut self, snapshot: Option<Bitboard>, t: u64, confirmed: bool) {
+        let Mode::Buffering { anchor, items, .. } =
+            std::mem::replace(&mut self.mode, Mode::Trusted)
         else {
             return;
         };
         let unseen = items.iter().filter(|i| matches!(i, Item::Unseen)).count();
-        let traces = buffer::explain(&anchor, &items, snapshot, |h, it| self.apply(h, it));
+        let mut traces = buffer::explain(&anchor, &items, snapshot, |h, it| self.apply(h, it));
+        if snapshot.is_none() {
+            traces = buffer::most_likely(traces, |h| !self.read(h).is_empty());
+        }
         let Some(trace) = Trace::merge(traces) else {
             let presses = items
                 .iter()
@@ -993,7 +1054,7 @@ impl Table {
                         Color::White => white_ms,
                         Color::Black => black_ms,
                     });
-                    self.judge_buffered_press(side, pt, clock, snapshot.is_some(), &items);
+                    self.judge_buffered_press(side, pt, clock, confirmed, &items);
                 }
                 Item::Lift(_, it) | Item::Place(_, _, it) => {
                     self.hyps = state;
