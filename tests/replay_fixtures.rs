@@ -45,6 +45,11 @@ fn random_games_with_and_without_clock_replay_exactly() {
 }
 
 #[test]
+fn regressions_stay_fixed() {
+    check_folder("regressions", 2);
+}
+
+#[test]
 fn messy_recordings_really_are_messy() {
     // The fixtures must exercise what they claim: lost and damaged lines,
     // completed illegal moves, underpromotions.

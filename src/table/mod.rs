@@ -86,6 +86,11 @@ pub enum Effect {
         ply: u32,
         san: String,
     },
+    /// A completed move was taken back: it was illegal after all (moves
+    /// from this ply on are to be dropped).
+    Retracted {
+        ply: u32,
+    },
     /// An earlier move's SAN changed (a promotion piece found out).
     Corrected {
         ply: u32,
@@ -208,6 +213,8 @@ pub struct Table {
     /// completed move: a reply is read on top of one of them (the pawn seen
     /// on b6 did not go to b5, even if b5 then axb6 e.p. ends the same).
     seen: Vec<IdMap>,
+    /// Lines dropped by the last completed move, kept until the next one.
+    shadow: Option<Shadow>,
     /// What a board that senses identity said stands on each square.
     identified: [Option<Role>; 64],
     board_hellos: u32,
@@ -249,6 +256,7 @@ impl Table {
             shown: None,
             end_deadline: None,
             seen: Vec::new(),
+            shadow: None,
             identified: [None; 64],
             board_hellos: 0,
             lost_lines: 0,
@@ -733,9 +741,11 @@ impl Table {
             }
         }
         let before = self.sans();
+        self.shadow = None;
         for (i, &m) in r.moves.iter().enumerate() {
             let mover = self.mover_now();
             let mut next: Vec<Line> = Vec::new();
+            let mut illegal_in: Vec<Line> = Vec::new();
             for line in &self.lines {
                 let mut variants: Vec<Move> = line
                     .succ
@@ -750,6 +760,9 @@ impl Table {
                     })
                     .collect();
                 variants.sort_by_key(|&v| game::promotion_rank(v));
+                if variants.is_empty() {
+                    illegal_in.push(line.clone());
+                }
                 for v in variants {
                     next.push(line.play(v));
                 }
@@ -758,6 +771,19 @@ impl Table {
                 return;
             }
             let ply = self.ply();
+            if !illegal_in.is_empty() && r.moves.len() == 1 {
+                // Legal only if the promoted piece is what these lines say
+                // it is not: if the board later fits the other lines only
+                // with this move taken back, it was an illegal move.
+                self.shadow = Some(Shadow {
+                    lines: illegal_in,
+                    plies: self.plies.len(),
+                    ply,
+                    side: mover,
+                    t,
+                    san: self.sans_after(m),
+                });
+            }
             let captured = captured_id(&self.lines[0].ids, m);
             let promoted = m.promotion().is_some();
             let (from, to) = (m.from(), m.to());
@@ -1096,6 +1122,9 @@ impl Table {
                 }
             }
             PressVerdict::Unexplained => {
+                if self.retract_for_shadow(side, pt, clock) {
+                    return;
+                }
                 if confirmed {
                     let squares = self.differing_squares(&self.hyps.clone());
                     self.raise(
@@ -1116,6 +1145,45 @@ impl Table {
                 }
             }
         }
+    }
+
+    /// The last completed move was legal only in some promotion lines; if
+    /// the board as it stands is `side`'s move in the others, with that
+    /// move taken back, it was an illegal move after all: retract it and
+    /// complete this one instead.
+    fn retract_for_shadow(&mut self, side: Color, t: u64, clock: Option<u64>) -> bool {
+        let Some(sh) = self.shadow.take() else {
+            return false;
+        };
+        let turn = sh.lines[0].pos.turn();
+        let fits = read_all(self.hyps.iter(), &sh.lines)
+            .into_iter()
+            .find(|r| r.len() == 1 && turn == side);
+        let Some(r) = fits else {
+            return false;
+        };
+        self.lines = sh.lines;
+        self.plies.truncate(sh.plies);
+        self.out.push(Effect::Retracted { ply: sh.ply });
+        self.raise_at(
+            sh.ply,
+            sh.t,
+            AlertKind::IllegalMove,
+            Some(sh.side),
+            vec![],
+            format!(
+                "{} {} was legal only if the promoted piece were another; the board shows it taken back and the piece moving as it can, so it was an illegal move",
+                color_name(sh.side),
+                sh.san
+            ),
+        );
+        self.complete(&r, t, Completion::Press, clock);
+        true
+    }
+
+    /// SAN of `m` from the preferred line's position.
+    fn sans_after(&self, m: Move) -> String {
+        shakmaty::san::San::from_move(&self.lines[0].pos, m).to_string()
     }
 
     /// Pieces no longer in the game (captured in completed moves).
@@ -1203,6 +1271,19 @@ impl Table {
             self.evaluate(t);
         }
     }
+}
+
+/// The lines in which the last completed move was illegal (see
+/// [`Table::retract_for_shadow`]).
+#[derive(Debug, Clone)]
+struct Shadow {
+    lines: Vec<Line>,
+    /// How many plies were completed before it.
+    plies: usize,
+    ply: u32,
+    side: Color,
+    t: u64,
+    san: String,
 }
 
 /// What a press means for the board as it stands.
