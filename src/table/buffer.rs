@@ -80,17 +80,13 @@ pub fn explain(
         }
         _ => {}
     }
-    let mut out = Vec::new();
-    let mut path = Trace::default();
-    walk(
-        anchor.clone(),
-        items,
+    let walker = Walker {
         snapshot,
         candidates,
-        &apply,
-        &mut path,
-        &mut out,
-    );
+        apply,
+    };
+    let mut out = Vec::new();
+    walker.walk(anchor.clone(), items, &mut Trace::default(), &mut out);
     out
 }
 
@@ -116,66 +112,60 @@ pub fn most_likely(mut traces: Vec<Trace>, reads: impl Fn(&Hyps) -> bool) -> Vec
     traces
 }
 
-/// Records the board after an item and goes on with the rest.
-fn step(
-    hyps: Hyps,
-    rest: &[Item],
+/// The depth-first search over what the lost lines were.
+struct Walker<F> {
     snapshot: Option<Bitboard>,
+    /// Squares a lost line can have concerned.
     candidates: Bitboard,
-    apply: &impl Fn(&Hyps, &Item) -> Hyps,
-    path: &mut Trace,
-    out: &mut Vec<Trace>,
-) {
-    if hyps.is_empty() {
-        return;
-    }
-    path.states.push(hyps.clone());
-    walk(hyps, rest, snapshot, candidates, apply, path, out);
-    path.states.pop();
+    apply: F,
 }
 
-fn walk(
-    hyps: Hyps,
-    items: &[Item],
-    snapshot: Option<Bitboard>,
-    candidates: Bitboard,
-    apply: &impl Fn(&Hyps, &Item) -> Hyps,
-    path: &mut Trace,
-    out: &mut Vec<Trace>,
-) {
-    if hyps.is_empty() {
-        return;
+impl<F: Fn(&Hyps, &Item) -> Hyps> Walker<F> {
+    /// Records the board after an item and goes on with the rest.
+    fn step(&self, hyps: Hyps, rest: &[Item], path: &mut Trace, out: &mut Vec<Trace>) {
+        if hyps.is_empty() {
+            return;
+        }
+        path.states.push(hyps.clone());
+        self.walk(hyps, rest, path, out);
+        path.states.pop();
     }
-    let Some((first, rest)) = items.split_first() else {
-        if snapshot.is_none_or(|s| hyps.occupied() == Some(s)) {
-            out.push(path.clone());
+
+    fn walk(&self, hyps: Hyps, items: &[Item], path: &mut Trace, out: &mut Vec<Trace>) {
+        if hyps.is_empty() {
+            return;
         }
-        return;
-    };
-    match first {
-        Item::Unseen => {
-            let occ = hyps.occupied().unwrap_or(Bitboard(0));
-            let guesses = std::iter::once(None).chain(candidates.into_iter().map(|sq| {
-                Some(if occ.contains(sq) {
-                    Item::Lift(sq, 0)
-                } else {
-                    Item::Place(sq, None, 0)
-                })
-            }));
-            for guess in guesses {
-                let next = match &guess {
-                    None => hyps.clone(),
-                    Some(g) => apply(&hyps, g),
-                };
-                let cost = usize::from(guess.is_some());
-                path.cost += cost;
-                step(next, rest, snapshot, candidates, apply, path, out);
-                path.cost -= cost;
+        let Some((first, rest)) = items.split_first() else {
+            if self.snapshot.is_none_or(|s| hyps.occupied() == Some(s)) {
+                out.push(path.clone());
             }
-        }
-        _ => {
-            let next = apply(&hyps, first);
-            step(next, rest, snapshot, candidates, apply, path, out);
+            return;
+        };
+        match first {
+            Item::Unseen => {
+                let occ = hyps.occupied().unwrap_or(Bitboard(0));
+                let guesses = std::iter::once(None).chain(self.candidates.into_iter().map(|sq| {
+                    Some(if occ.contains(sq) {
+                        Item::Lift(sq, 0)
+                    } else {
+                        Item::Place(sq, None, 0)
+                    })
+                }));
+                for guess in guesses {
+                    let next = match &guess {
+                        None => hyps.clone(),
+                        Some(g) => (self.apply)(&hyps, g),
+                    };
+                    let cost = usize::from(guess.is_some());
+                    path.cost += cost;
+                    self.step(next, rest, path, out);
+                    path.cost -= cost;
+                }
+            }
+            _ => {
+                let next = (self.apply)(&hyps, first);
+                self.step(next, rest, path, out);
+            }
         }
     }
 }

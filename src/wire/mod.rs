@@ -159,6 +159,16 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// `OK …` / `NO …`, the reply both devices give to a host command.
+pub(crate) fn reply_body(ok: bool, text: &str) -> String {
+    format!("{} {text}", if ok { "OK" } else { "NO" })
+}
+
+/// Reads a reply body (it starts with `OK` or `NO`).
+pub(crate) fn parse_reply(body: &str) -> (bool, String) {
+    (body.starts_with("OK"), body[2..].trim_start().to_string())
+}
+
 /// A square as the wire writes it (`e4`).
 pub fn square_name(sq: Square) -> String {
     sq.to_string()

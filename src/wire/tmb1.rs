@@ -73,10 +73,10 @@ impl BoardMsg {
                     text: f.rest(4),
                 })
             }
-            "OK" | "NO" => Ok(BoardMsg::Reply {
-                ok: tag == "OK",
-                text: body[2..].trim_start().to_string(),
-            }),
+            "OK" | "NO" => {
+                let (ok, text) = super::parse_reply(body);
+                Ok(BoardMsg::Reply { ok, text })
+            }
             _ => Err(MsgError::Unknown(tag.to_string())),
         }
     }
@@ -100,7 +100,7 @@ impl BoardMsg {
                     format!("E {code} {seq} {ms} {text}")
                 }
             }
-            BoardMsg::Reply { ok, text } => format!("{} {text}", if *ok { "OK" } else { "NO" }),
+            BoardMsg::Reply { ok, text } => super::reply_body(*ok, text),
         }
     }
 

@@ -77,10 +77,10 @@ impl ClockMsg {
                     ms: f.u32(3, "ms")?,
                 })
             }
-            "OK" | "NO" => Ok(ClockMsg::Reply {
-                ok: tag == "OK",
-                text: body[2..].trim_start().to_string(),
-            }),
+            "OK" | "NO" => {
+                let (ok, text) = super::parse_reply(body);
+                Ok(ClockMsg::Reply { ok, text })
+            }
             _ => Err(MsgError::Unknown(tag.to_string())),
         }
     }
@@ -106,7 +106,7 @@ impl ClockMsg {
                 format!("T {white_ms} {black_ms} {run} {seq} {ms}")
             }
             ClockMsg::Flag { side, seq, ms } => format!("F {} {seq} {ms}", side_letter(*side)),
-            ClockMsg::Reply { ok, text } => format!("{} {text}", if *ok { "OK" } else { "NO" }),
+            ClockMsg::Reply { ok, text } => super::reply_body(*ok, text),
         }
     }
 
