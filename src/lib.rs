@@ -14,4 +14,5 @@ pub mod pgn;
 pub mod replay;
 pub mod sim;
 pub mod table;
+pub mod verdict;
 pub mod wire;

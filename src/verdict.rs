@@ -1,0 +1,1 @@
+//! Placeholder: Article 6.9 / 5.2.2 analysis (being written).
