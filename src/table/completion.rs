@@ -1,0 +1,453 @@
+//! Completing moves: reading the board, judging a press, completing the
+//! moves of a reading (with their promotion hypotheses), and the end of the
+//! game on the board.
+
+use shakmaty::{Color, Move, Position, Square};
+
+use super::buffer::Item;
+use super::game::{self, captured_id, same_but_promotion, Line};
+use super::phys::Hyps;
+use super::reading::{read_all, Reading};
+use super::{color_name, Alert, AlertKind, Completion, Effect, End, MoveRecord, PlyInfo, Table};
+
+impl Table {
+    /// The readings of `hyps`, those of a reply on top of a move the board
+    /// has not shown dropped when another reply sits on one it has shown.
+    pub(super) fn read(&self, hyps: &Hyps) -> Vec<Reading> {
+        let mut readings = read_all(hyps.iter(), &self.lines);
+        let on_seen = |r: &Reading| r.len() == 2 && self.seen.contains(&r.maps[0]);
+        if readings.iter().any(on_seen) {
+            readings.retain(|r| r.len() != 2 || on_seen(r));
+        }
+        readings
+    }
+
+    /// The mover of the `i`-th move of a reading (0-based).
+    pub(super) fn mover(&self, r: &Reading, i: usize) -> Color {
+        let turn = self.lines[r.line].pos.turn();
+        if i.is_multiple_of(2) {
+            turn
+        } else {
+            !turn
+        }
+    }
+
+    pub(super) fn judge_press(&self, side: Color, readings: &[Reading]) -> PressVerdict {
+        if let Some(r) = readings
+            .iter()
+            .find(|r| !r.is_empty() && self.mover(r, r.len() - 1) == side)
+        {
+            return PressVerdict::Complete(r.clone());
+        }
+        if readings.iter().any(|r| !r.is_empty()) {
+            // The board shows a move by the other side: the clock is out of
+            // step with the game, nothing to complete.
+            return PressVerdict::Nothing;
+        }
+        if readings.iter().any(Reading::is_empty) {
+            if self.lines[0].pos.turn() == side {
+                return PressVerdict::NoMove;
+            }
+            return PressVerdict::Nothing;
+        }
+        PressVerdict::Unexplained
+    }
+
+    /// Looks at the board after an event: completes a move the opponent has
+    /// answered, shows the provisional move, arms the game-end timer.
+    pub(super) fn evaluate(&mut self, t: u64) {
+        let readings = self.read(&self.hyps);
+        for r in readings.iter().filter(|r| r.len() == 1) {
+            if !self.seen.contains(&r.maps[0]) {
+                self.seen.push(r.maps[0]);
+            }
+        }
+        if readings.is_empty() {
+            self.show(None);
+            return;
+        }
+        let all_two = readings.iter().all(|r| r.len() == 2);
+        if all_two {
+            let first = &readings[0];
+            if readings.iter().all(|r| r.maps[0] == first.maps[0]) {
+                let mut one = first.clone();
+                one.moves.truncate(1);
+                one.maps.truncate(1);
+                let mover = self.mover(&one, 0);
+                let clock = self.clock.time_of(mover);
+                self.complete(&one, t, Completion::Reply, clock);
+                return;
+            }
+        }
+        let best = readings
+            .iter()
+            .min_by_key(|r| r.len())
+            .expect("not empty")
+            .clone();
+        if best.len() == 1 {
+            let line = &self.lines[best.line];
+            let san =
+                shakmaty::san::SanPlus::from_move(line.pos.clone(), best.moves[0]).to_string();
+            let ends = game::end_of(&line.play(best.moves[0])).is_some();
+            self.show(Some((self.ply(), san)));
+            if ends {
+                self.end_deadline = Some(t + self.cfg.release_min_ms);
+            }
+        } else {
+            self.show(None);
+        }
+    }
+
+    pub(super) fn show(&mut self, p: Option<(u32, String)>) {
+        if self.shown != p {
+            if let Some((ply, san)) = &p {
+                self.out.push(Effect::Provisional {
+                    ply: *ply,
+                    san: san.clone(),
+                });
+            }
+            self.shown = p;
+        }
+    }
+
+    /// Completes the moves of reading `r` (all of them).
+    pub(super) fn complete(
+        &mut self,
+        r: &Reading,
+        t: u64,
+        how: Completion,
+        last_clock: Option<u64>,
+    ) {
+        if self.end_tentative {
+            // Play went on: the game had not ended after all (the promoted
+            // piece was not a queen). Lines where it had ended have no
+            // legal move and fall away below.
+            self.end = None;
+            self.end_tentative = false;
+            let ending = |k: AlertKind| {
+                matches!(
+                    k,
+                    AlertKind::Checkmate
+                        | AlertKind::Stalemate
+                        | AlertKind::Fivefold
+                        | AlertKind::SeventyFive
+                )
+            };
+            if let Some(i) = self.alerts.iter().rposition(|a| ending(a.kind)) {
+                self.alerts.remove(i);
+            }
+        }
+        let before = self.sans();
+        self.shadow = None;
+        for (i, &m) in r.moves.iter().enumerate() {
+            let mover = self.mover_now();
+            let mut next: Vec<Line> = Vec::new();
+            let mut illegal_in: Vec<Line> = Vec::new();
+            for line in &self.lines {
+                let mut variants: Vec<Move> = line
+                    .succ
+                    .iter()
+                    .map(|s| s.m)
+                    .filter(|&s| same_but_promotion(s, m))
+                    .filter(|&s| {
+                        // A board that senses identity says what the pawn became.
+                        s.promotion().is_none()
+                            || self.identified[s.to() as usize]
+                                .is_none_or(|r| s.promotion() == Some(r))
+                    })
+                    .collect();
+                variants.sort_by_key(|&v| game::promotion_rank(v));
+                if variants.is_empty() {
+                    illegal_in.push(line.clone());
+                }
+                for v in variants {
+                    next.push(line.play(v));
+                }
+            }
+            if next.is_empty() {
+                return;
+            }
+            let ply = self.ply();
+            if !illegal_in.is_empty() && r.moves.len() == 1 {
+                // Legal only if the promoted piece is what these lines say
+                // it is not: if the board later fits the other lines only
+                // with this move taken back, it was an illegal move.
+                self.shadow = Some(Shadow {
+                    lines: illegal_in,
+                    plies: self.plies.len(),
+                    ply,
+                    side: mover,
+                    t,
+                    san: self.sans_after(m),
+                });
+            }
+            let captured = captured_id(&self.lines[0].ids, m);
+            let promoted = m.promotion().is_some();
+            let (from, to) = (m.from(), m.to());
+            self.lines = next;
+            let clock = if i + 1 == r.moves.len() {
+                last_clock.or_else(|| self.clock.time_of(mover))
+            } else {
+                self.clock.time_of(mover)
+            };
+            self.plies.push(PlyInfo {
+                t_ms: t,
+                clock_ms: clock,
+                completed_by: how,
+            });
+            if let Some(c) = captured {
+                for h in &mut self.hyps.0 {
+                    h.drop_from_hand(1 << c);
+                }
+            }
+            let seen_piece = self.identified[to as usize].is_some();
+            if promoted {
+                let id = self.lines[0].ids[to as usize];
+                if let Some(info) = self.roles.get_mut(id as usize) {
+                    info.2 = true;
+                }
+            }
+            if promoted && !seen_piece {
+                self.raise_at(
+                    ply,
+                    t,
+                    AlertKind::PromotionAssumed,
+                    Some(mover),
+                    from.into_iter().chain([to]).collect(),
+                    format!(
+                        "pawn promoted on {to}: a presence board cannot see the new piece; a queen is recorded until its moves or the arbiter say otherwise"
+                    ),
+                );
+            }
+            let san = self.sans().pop().unwrap_or_default();
+            let uci = m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+            self.out.push(Effect::Move(MoveRecord {
+                ply,
+                san,
+                uci,
+                t_ms: t,
+                clock_ms: clock,
+                completed_by: how,
+            }));
+        }
+        self.report_corrections(&before);
+        self.shown = None;
+        self.seen.clear();
+        // Keep the hypotheses that still read; those that do not were
+        // other placements of the same pieces.
+        let readings = self.read(&self.hyps);
+        if !readings.is_empty() {
+            let keep: Vec<usize> = readings.iter().map(|r| r.hyp).collect();
+            let mut i = 0;
+            self.hyps.retain(|_| {
+                let k = keep.contains(&i);
+                i += 1;
+                k
+            });
+        }
+        self.check_end(t);
+        if self.playing() {
+            self.evaluate(t);
+        }
+    }
+
+    pub(super) fn mover_now(&self) -> Color {
+        self.lines[0].pos.turn()
+    }
+
+    pub(super) fn report_corrections(&mut self, before: &[String]) {
+        let after = self.sans();
+        for (i, (a, b)) in before.iter().zip(&after).enumerate() {
+            if a != b {
+                self.out.push(Effect::Corrected {
+                    ply: i as u32 + 1,
+                    san: b.clone(),
+                });
+            }
+        }
+    }
+
+    pub(super) fn check_end(&mut self, t: u64) {
+        let ends: Vec<Option<End>> = self.lines.iter().map(game::end_of).collect();
+        let Some(end) = ends[0] else { return };
+        // A promotion hypothesis may still play on: the game ends as the
+        // preferred one says, until a further move shows otherwise.
+        self.end_tentative = ends.iter().any(|e| *e != Some(end));
+        let ply = self.ply() - 1;
+        let (kind, detail) = match end {
+            End::Checkmate { winner } => (
+                AlertKind::Checkmate,
+                format!("{} is checkmated", color_name(!winner)),
+            ),
+            End::Stalemate => (AlertKind::Stalemate, "stalemate".to_string()),
+            End::Fivefold => (
+                AlertKind::Fivefold,
+                "the same position has stood five times".to_string(),
+            ),
+            End::SeventyFive => (
+                AlertKind::SeventyFive,
+                "75 moves by each player without a capture or pawn move".to_string(),
+            ),
+        };
+        self.end = Some(end);
+        self.alerts.push(Alert {
+            ply,
+            kind,
+            article: self.cfg.laws.article(kind),
+            side: None,
+            squares: vec![],
+            t_ms: t,
+            detail,
+        });
+        self.out
+            .push(Effect::Alert(self.alerts.last().expect("pushed").clone()));
+        self.out.push(Effect::GameOver {
+            result: end.result(),
+            end,
+        });
+    }
+
+    pub(super) fn raise(
+        &mut self,
+        t: u64,
+        kind: AlertKind,
+        side: Option<Color>,
+        squares: Vec<Square>,
+        detail: String,
+    ) {
+        self.raise_at(self.ply(), t, kind, side, squares, detail)
+    }
+
+    pub(super) fn raise_at(
+        &mut self,
+        ply: u32,
+        t: u64,
+        kind: AlertKind,
+        side: Option<Color>,
+        squares: Vec<Square>,
+        detail: String,
+    ) {
+        let a = Alert {
+            ply,
+            kind,
+            article: self.cfg.laws.article(kind),
+            side,
+            squares,
+            t_ms: t,
+            detail,
+        };
+        self.alerts.push(a.clone());
+        self.out.push(Effect::Alert(a));
+    }
+
+    /// The last completed move was legal only in some promotion lines; if
+    /// the board as it stands is `side`'s move in the others, with that
+    /// move taken back, it was an illegal move after all: retract it and
+    /// complete this one instead.
+    pub(super) fn retract_for_shadow(&mut self, side: Color, t: u64, clock: Option<u64>) -> bool {
+        let Some(sh) = self.shadow.take() else {
+            return false;
+        };
+        let turn = sh.lines[0].pos.turn();
+        let fits = read_all(self.hyps.iter(), &sh.lines)
+            .into_iter()
+            .find(|r| r.len() == 1 && turn == side);
+        let Some(r) = fits else {
+            return false;
+        };
+        self.lines = sh.lines;
+        self.plies.truncate(sh.plies);
+        self.out.push(Effect::Retracted { ply: sh.ply });
+        self.raise_at(
+            sh.ply,
+            sh.t,
+            AlertKind::IllegalMove,
+            Some(sh.side),
+            vec![],
+            format!(
+                "{} {} was legal only if the promoted piece were another; the board shows it taken back and the piece moving as it can, so it was an illegal move",
+                color_name(sh.side),
+                sh.san
+            ),
+        );
+        self.complete(&r, t, Completion::Press, clock);
+        true
+    }
+
+    /// SAN of `m` from the preferred line's position.
+    pub(super) fn sans_after(&self, m: Move) -> String {
+        shakmaty::san::San::from_move(&self.lines[0].pos, m).to_string()
+    }
+
+    /// Judges a press that waited for a snapshot, on the board as the press
+    /// found it (`self.hyps`).
+    pub(super) fn judge_buffered_press(
+        &mut self,
+        side: Color,
+        pt: u64,
+        clock: Option<u64>,
+        confirmed: bool,
+        _items: &[Item],
+    ) {
+        let readings = self.read(&self.hyps);
+        match self.judge_press(side, &readings) {
+            PressVerdict::Complete(r) => self.complete(&r, pt, Completion::Press, clock),
+            PressVerdict::Nothing => {}
+            PressVerdict::NoMove => {
+                if confirmed {
+                    self.raise(
+                        pt,
+                        AlertKind::ClockWithoutMove,
+                        Some(side),
+                        vec![],
+                        format!("{} pressed the clock with no move made", color_name(side)),
+                    );
+                }
+            }
+            PressVerdict::Unexplained => {
+                if self.retract_for_shadow(side, pt, clock) {
+                    return;
+                }
+                if confirmed {
+                    let squares = self.differing_squares(&self.hyps.clone());
+                    self.raise(
+                        pt,
+                        AlertKind::IllegalMove,
+                        Some(side),
+                        squares.clone(),
+                        format!(
+                            "{} pressed the clock with no legal move on the board (squares differing from the game position: {}); the position before it must be restored",
+                            color_name(side),
+                            squares
+                                .iter()
+                                .map(|s| s.to_string())
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The lines in which the last completed move was illegal (see
+/// [`Table::retract_for_shadow`]).
+#[derive(Debug, Clone)]
+pub(super) struct Shadow {
+    lines: Vec<Line>,
+    /// How many plies were completed before it.
+    plies: usize,
+    ply: u32,
+    side: Color,
+    t: u64,
+    san: String,
+}
+
+/// What a press means for the board as it stands.
+pub(super) enum PressVerdict {
+    Complete(Reading),
+    Nothing,
+    NoMove,
+    Unexplained,
+}
