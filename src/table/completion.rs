@@ -6,7 +6,8 @@ use shakmaty::{Color, Move, Position, Square};
 
 use super::buffer::Item;
 use super::game::{self, captured_id, same_but_promotion, Line};
-use super::phys::Hyps;
+use super::ledger::{self, Finding, Judge, Ledger};
+use super::phys::{self, Hyps, IdMap, PieceId};
 use super::reading::{read_all, Reading};
 use super::{color_name, Alert, AlertKind, Completion, Effect, End, MoveRecord, PlyInfo, Table};
 
@@ -57,6 +58,13 @@ impl Table {
     /// answered, shows the provisional move, arms the game-end timer.
     pub(super) fn evaluate(&mut self, t: u64) {
         let readings = self.read(&self.hyps);
+        self.ledger.note_reads(
+            readings
+                .iter()
+                .filter(|r| r.len() == 1)
+                .map(|r| r.maps[0])
+                .collect(),
+        );
         for r in readings.iter().filter(|r| r.len() == 1) {
             if !self.seen.contains(&r.maps[0]) {
                 self.seen.push(r.maps[0]);
@@ -173,7 +181,7 @@ impl Table {
                 // it is not: if the board later fits the other lines only
                 // with this move taken back, it was an illegal move.
                 self.shadow = Some(Shadow {
-                    lines: illegal_in,
+                    lines: illegal_in.clone(),
                     plies: self.plies.len(),
                     ply,
                     side: mover,
@@ -181,10 +189,18 @@ impl Table {
                     san: self.sans_after(m),
                 });
             }
+            let after = r
+                .maps
+                .get(i)
+                .copied()
+                .unwrap_or_else(|| game::apply_ids(&self.lines[0].ids, m));
+            let turn = self.ledger.take(&after, mover, &self.roles);
+            let (findings, per_line) = self.judge_article4(&turn, m, &after, mover, &illegal_in);
             let captured = captured_id(&self.lines[0].ids, m);
             let promoted = m.promotion().is_some();
             let (from, to) = (m.from(), m.to());
             self.lines = next;
+            self.ledger.just_moved = Some(to);
             let clock = if i + 1 == r.moves.len() {
                 last_clock.or_else(|| self.clock.time_of(mover))
             } else {
@@ -198,6 +214,15 @@ impl Table {
             if let Some(c) = captured {
                 for h in &mut self.hyps.0 {
                     h.drop_from_hand(1 << c);
+                }
+            }
+            // The next turn begins with no captured piece in anyone's hand.
+            let boxed = self.boxed_ids();
+            let start = std::mem::take(&mut self.ledger.start);
+            for mut h in start.0 {
+                h.drop_from_hand(boxed);
+                if !self.ledger.start.0.contains(&h) {
+                    self.ledger.start.0.push(h);
                 }
             }
             let seen_piece = self.identified[to as usize].is_some();
@@ -229,6 +254,23 @@ impl Table {
                 clock_ms: clock,
                 completed_by: how,
             }));
+            let raised: Vec<AlertKind> = findings.iter().map(|f| f.kind).collect();
+            for f in findings {
+                self.raise_finding(ply, t, mover, f);
+            }
+            let open = per_line
+                .iter()
+                .any(|(_, fs)| fs.iter().any(|f| !raised.contains(&f.kind)));
+            if per_line.len() > 1 && open {
+                self.pending.push(PendingFinding {
+                    ply,
+                    t,
+                    side: mover,
+                    per_line,
+                    raised,
+                });
+            }
+            self.resolve_pending();
         }
         self.report_corrections(&before);
         self.shown = None;
@@ -374,6 +416,101 @@ impl Table {
         true
     }
 
+    /// Article 4 on the completed move `m`: what holds in every promotion
+    /// line where `m` is legal (not in `illegal_in`).
+    fn judge_article4(
+        &self,
+        turn: &Ledger,
+        m: Move,
+        after: &IdMap,
+        mover: Color,
+        illegal_in: &[Line],
+    ) -> (Vec<Finding>, PerLine) {
+        let cfg = Judge {
+            touch_min_ms: self.cfg.touch_min_ms,
+            release_min_ms: self.cfg.release_min_ms,
+            laws: self.cfg.laws,
+        };
+        let mut common: Option<Vec<Finding>> = None;
+        let mut per_line = Vec::new();
+        for line in &self.lines {
+            if illegal_in
+                .iter()
+                .any(|l| l.moves == line.moves && l.pos == line.pos)
+            {
+                continue;
+            }
+            let found = ledger::judge(turn, line, m, after, mover, cfg);
+            common = Some(match common {
+                None => found.clone(),
+                Some(prev) => prev
+                    .into_iter()
+                    .filter(|f| found.iter().any(|g| g.kind == f.kind))
+                    .collect(),
+            });
+            per_line.push((line.moves.clone(), found));
+        }
+        (common.unwrap_or_default(), per_line)
+    }
+
+    /// Findings that held in some promotion lines only: raised once every
+    /// line left agrees (a later move told what the piece was).
+    pub(super) fn resolve_pending(&mut self) {
+        let lines = &self.lines;
+        let mut now = Vec::new();
+        self.pending.retain_mut(|p| {
+            let surviving: Vec<&Vec<Finding>> = p
+                .per_line
+                .iter()
+                .filter(|(pre, _)| lines.iter().any(|l| l.moves.starts_with(pre)))
+                .map(|(_, f)| f)
+                .collect();
+            let Some(first) = surviving.first() else {
+                return false;
+            };
+            for f in first.iter() {
+                let everywhere = surviving
+                    .iter()
+                    .all(|fs| fs.iter().any(|g| g.kind == f.kind));
+                if everywhere && !p.raised.contains(&f.kind) {
+                    p.raised.push(f.kind);
+                    now.push((p.ply, p.t, p.side, f.clone()));
+                }
+            }
+            surviving.len() > 1
+        });
+        for (ply, t, side, f) in now {
+            self.raise_finding(ply, t, side, f);
+        }
+    }
+
+    fn raise_finding(&mut self, ply: u32, t: u64, side: Color, f: Finding) {
+        self.raise_at(ply, t, f.kind, Some(side), f.squares, f.detail);
+        if let Some(a) = self.alerts.last_mut() {
+            a.article = Some(f.article);
+        }
+        if let Some(Effect::Alert(a)) = self.out.last_mut() {
+            a.article = Some(f.article);
+        }
+    }
+
+    /// A piece of `side` that stands elsewhere than in the game position
+    /// (the one moved in an illegal move).
+    fn moved_piece(&self, side: Color) -> Option<PieceId> {
+        let p = self.hyps.0.first()?;
+        let line = &self.lines[0];
+        line.ids
+            .iter()
+            .enumerate()
+            .filter(|&(sq, &id)| {
+                id != phys::EMPTY
+                    && line.pos.board().color_at(Square::new(sq as u32)) == Some(side)
+                    && p.at[sq] != id
+            })
+            .map(|(_, &id)| id)
+            .find(|&id| p.at.contains(&id))
+    }
+
     /// SAN of `m` from the preferred line's position.
     pub(super) fn sans_after(&self, m: Move) -> String {
         shakmaty::san::San::from_move(&self.lines[0].pos, m).to_string()
@@ -410,6 +547,9 @@ impl Table {
                 }
                 if confirmed {
                     let squares = self.differing_squares(&self.hyps.clone());
+                    // 7.5.1: the piece moved illegally is the one touched
+                    // first for the move that replaces it.
+                    self.ledger.forced = self.moved_piece(side);
                     self.raise(
                         pt,
                         AlertKind::IllegalMove,
@@ -442,6 +582,20 @@ pub(super) struct Shadow {
     side: Color,
     t: u64,
     san: String,
+}
+
+/// Article 4 findings per promotion line (the line's moves before the
+/// judged move, and what held in it).
+pub(super) type PerLine = Vec<(Vec<Move>, Vec<Finding>)>;
+
+/// Article 4 findings about a move that held in some promotion lines only.
+#[derive(Debug, Clone)]
+pub(super) struct PendingFinding {
+    ply: u32,
+    t: u64,
+    side: Color,
+    per_line: PerLine,
+    raised: Vec<AlertKind>,
 }
 
 /// What a press means for the board as it stands.

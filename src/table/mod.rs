@@ -24,6 +24,7 @@ pub mod buffer;
 mod completion;
 pub mod event;
 pub mod game;
+pub mod ledger;
 pub mod phys;
 pub mod reading;
 mod trust;
@@ -37,8 +38,9 @@ pub use game::End;
 use crate::laws::{Category, Edition};
 use crate::wire::BoardCommand;
 use buffer::Item;
-use completion::{PressVerdict, Shadow};
+use completion::{PendingFinding, PressVerdict, Shadow};
 use game::{initial_ids, Line};
+use ledger::Ledger;
 use phys::{Hyps, IdMap};
 
 /// How long a press the board does not explain waits for a snapshot
@@ -217,6 +219,13 @@ pub struct Table {
     seen: Vec<IdMap>,
     /// Lines dropped by the last completed move, kept until the next one.
     shadow: Option<Shadow>,
+    /// Article 4: the events of the turn being made.
+    ledger: Ledger,
+    /// Article 4 findings waiting for a promotion piece to be known.
+    pending: Vec<PendingFinding>,
+    /// When the clock's running face changed: `(time, face)`, recent first
+    /// kept, so buffered events are judged with the clock as it was.
+    running_log: Vec<(u64, Option<Color>)>,
     /// What a board that senses identity said stands on each square.
     identified: [Option<Role>; 64],
     board_hellos: u32,
@@ -259,6 +268,9 @@ impl Table {
             end_deadline: None,
             seen: Vec::new(),
             shadow: None,
+            ledger: Ledger::default(),
+            pending: Vec::new(),
+            running_log: Vec::new(),
             identified: [None; 64],
             board_hellos: 0,
             lost_lines: 0,
@@ -365,6 +377,45 @@ impl Table {
         self.lost_lines
     }
 
+    fn set_running(&mut self, t: u64, running: Option<Color>) {
+        if self.clock.running != running || self.running_log.is_empty() {
+            self.running_log.push((t, running));
+            if self.running_log.len() > 64 {
+                self.running_log.drain(..32);
+            }
+        }
+        self.clock.running = running;
+    }
+
+    /// Whose clock ran at host time `t`.
+    fn running_at(&self, t: u64) -> Option<Color> {
+        self.running_log
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= t)
+            .map_or(self.clock.running, |&(_, r)| r)
+    }
+
+    /// Enters a board event the table has just applied into the ledger.
+    fn note(&mut self, t: u64, item: &Item) {
+        let (kind, sq) = match *item {
+            Item::Lift(sq, _) => (ledger::Kind::Lift, sq),
+            Item::Place(sq, _, _) => (ledger::Kind::Place, sq),
+            Item::Unseen => (ledger::Kind::Unseen, shakmaty::Square::A1),
+            Item::Press { .. } => return,
+        };
+        let entry = ledger::Entry {
+            t,
+            kind,
+            sq,
+            running: self.running_at(t),
+            clock: self.clock.present,
+            after: self.hyps.clone(),
+            reads: Vec::new(),
+        };
+        self.ledger.push(entry);
+    }
+
     /// Whether moves are still being read (no end, or one a promotion
     /// hypothesis may still overturn).
     fn playing(&self) -> bool {
@@ -423,7 +474,7 @@ impl Table {
                 self.clock.present = true;
                 self.clock.white_ms = white_ms;
                 self.clock.black_ms = black_ms;
-                self.clock.running = Some(!side);
+                self.set_running(t, Some(!side));
                 self.press(side, t);
             }
             Event::ClockTime {
@@ -434,7 +485,7 @@ impl Table {
                 self.clock.present = true;
                 self.clock.white_ms = white_ms;
                 self.clock.black_ms = black_ms;
-                self.clock.running = running;
+                self.set_running(t, running);
             }
             Event::Flag { .. } => {}
         }
@@ -499,6 +550,7 @@ impl Table {
                     self.start_buffering(anchor, vec![Item::Unseen, item]);
                 } else {
                     self.hyps = next;
+                    self.note(t, &item);
                     self.evaluate(t);
                 }
             }

@@ -6,6 +6,7 @@ use shakmaty::{Bitboard, Color, Move, Position, Role, Square};
 
 use super::buffer::{self, Item, Trace};
 use super::game::{self, Line};
+use super::ledger::Ledger;
 use super::phys::{self, Hyps, IdMap, Phys, PieceId};
 use super::reading::{read_map, Reading};
 use super::{AlertKind, Completion, Effect, Mode, Table};
@@ -151,10 +152,12 @@ impl Table {
                 }
                 Item::Lift(_, it) | Item::Place(_, _, it) => {
                     self.hyps = state;
+                    self.note(it, item);
                     self.evaluate(it);
                 }
                 Item::Unseen => {
                     self.hyps = state;
+                    self.note(t, item);
                     self.evaluate(t);
                 }
             }
@@ -219,6 +222,8 @@ impl Table {
         let (l, moves, map) = found.remove(0);
         self.mode = Mode::Trusted;
         self.hyps = Hyps::one(Phys::settled(map));
+        // What happened while the pieces were not known is nobody's touch.
+        self.ledger = Ledger::begin(self.hyps.clone(), None);
         if moves.is_empty() {
             self.evaluate(t);
             return;
