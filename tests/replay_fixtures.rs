@@ -46,7 +46,7 @@ fn random_games_with_and_without_clock_replay_exactly() {
 
 #[test]
 fn regressions_stay_fixed() {
-    check_folder("regressions", 2);
+    check_folder("regressions", 4);
 }
 
 #[test]

@@ -16,9 +16,14 @@ impl Table {
     /// has not shown dropped when another reply sits on one it has shown.
     pub(super) fn read(&self, hyps: &Hyps) -> Vec<Reading> {
         let mut readings = read_all(hyps.iter(), &self.lines);
-        let on_seen = |r: &Reading| r.len() == 2 && self.seen.contains(&r.maps[0]);
-        if readings.iter().any(on_seen) {
-            readings.retain(|r| r.len() != 2 || on_seen(r));
+        // A reply is read on top of the move the board showed last.
+        let shown = |r: &Reading| {
+            (r.len() == 2)
+                .then(|| self.seen.iter().position(|m| *m == r.maps[0]))
+                .flatten()
+        };
+        if let Some(last) = readings.iter().filter_map(shown).max() {
+            readings.retain(|r| r.len() != 2 || shown(r) == Some(last));
         }
         readings
     }
@@ -66,9 +71,8 @@ impl Table {
                 .collect(),
         );
         for r in readings.iter().filter(|r| r.len() == 1) {
-            if !self.seen.contains(&r.maps[0]) {
-                self.seen.push(r.maps[0]);
-            }
+            self.seen.retain(|m| *m != r.maps[0]);
+            self.seen.push(r.maps[0]);
         }
         if readings.is_empty() {
             self.show(None);
@@ -96,7 +100,17 @@ impl Table {
             let line = &self.lines[best.line];
             let san =
                 shakmaty::san::SanPlus::from_move(line.pos.clone(), best.moves[0]).to_string();
-            let ends = game::end_of(&line.play(best.moves[0])).is_some();
+            // It ends the game by itself only if it does so whatever the
+            // promotion pieces were; otherwise a press or the next move tells.
+            let same = best.maps[0];
+            let ends = readings
+                .iter()
+                .filter(|r| r.len() == 1 && r.maps[0] == same)
+                .all(|r| game::end_of(&self.lines[r.line].play(r.moves[0])).is_some())
+                && self
+                    .lines
+                    .iter()
+                    .all(|l| l.succ.iter().any(|s| s.ids == same));
             self.show(Some((self.ply(), san)));
             if ends {
                 self.end_deadline = Some(t + self.cfg.release_min_ms);
@@ -175,6 +189,17 @@ impl Table {
             if next.is_empty() {
                 return;
             }
+            if next.len() > MAX_LINES {
+                // Several promotions unresolved: keep the readings with the
+                // fewest underpromotions.
+                next.sort_by_key(|l| {
+                    l.moves
+                        .iter()
+                        .filter(|m| matches!(m.promotion(), Some(r) if r != shakmaty::Role::Queen))
+                        .count()
+                });
+                next.truncate(MAX_LINES);
+            }
             let ply = self.ply();
             if !illegal_in.is_empty() && r.moves.len() == 1 {
                 // Legal only if the promoted piece is what these lines say
@@ -211,13 +236,16 @@ impl Table {
                 clock_ms: clock,
                 completed_by: how,
             });
-            if let Some(c) = captured {
-                for h in &mut self.hyps.0 {
-                    h.drop_from_hand(1 << c);
+            // Captured pieces are out of the game: in no hand any more.
+            let boxed = self.boxed_ids();
+            let _ = captured;
+            let hyps = std::mem::take(&mut self.hyps);
+            for mut h in hyps.0 {
+                h.drop_from_hand(boxed);
+                if !self.hyps.0.contains(&h) {
+                    self.hyps.0.push(h);
                 }
             }
-            // The next turn begins with no captured piece in anyone's hand.
-            let boxed = self.boxed_ids();
             let start = std::mem::take(&mut self.ledger.start);
             for mut h in start.0 {
                 h.drop_from_hand(boxed);
@@ -583,6 +611,10 @@ pub(super) struct Shadow {
     t: u64,
     san: String,
 }
+
+/// Promotion hypotheses kept at most (four pieces per unseen promotion
+/// multiply quickly).
+const MAX_LINES: usize = 16;
 
 /// Article 4 findings per promotion line (the line's moves before the
 /// judged move, and what held in it).

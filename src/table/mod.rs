@@ -214,8 +214,10 @@ pub struct Table {
     /// until this time.
     end_deadline: Option<u64>,
     /// Positions the board has shown as one move made, since the last
-    /// completed move: a reply is read on top of one of them (the pawn seen
-    /// on b6 did not go to b5, even if b5 then axb6 e.p. ends the same).
+    /// completed move, the latest last: a reply is read on top of the
+    /// latest of them (the pawn seen on b6 did not go to b5, even if b5 then
+    /// axb6 e.p. ends the same; the rook put on g2 and then taking on g1 was
+    /// not captured on g2).
     seen: Vec<IdMap>,
     /// Lines dropped by the last completed move, kept until the next one.
     shadow: Option<Shadow>,
