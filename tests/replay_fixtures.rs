@@ -3,8 +3,9 @@
 //! of the LiveChess sample's tournament 2, round 1, and random games rich in
 //! captures, castling, en passant and underpromotions, in the styles clean,
 //! human and messy, with and without a clock. Each must replay to the exact
-//! move list, with every completed illegal move raised at its ply and none
-//! raised elsewhere.
+//! move list, with every Article 4 and 7 alert the generator intends
+//! (touch-move, release, castling-rook-first, illegal-move) raised at its
+//! ply and none raised elsewhere.
 
 mod common;
 
@@ -13,6 +14,15 @@ use std::path::Path;
 use touchmove::replay::replay;
 use touchmove::table::Config;
 use touchmove::wire::Recording;
+
+/// Recordings where the generator intends an Article 4 alert that SPEC.md
+/// forbids raising, and why. Their moves and illegal moves are still checked.
+const EXCEPTIONS: [(&str, &str); 1] = [(
+    "r09-messy-noclock.tmrec",
+    "touch-move at ply 60: Black touched the king on d7, which could move only if \
+     the piece promoted on f8 was not a queen; the board cannot tell, and no \
+     later move does, so the finding does not hold under every hypothesis",
+)];
 
 fn check_folder(dir: &str, expect_files: usize) {
     let files = common::fixtures(dir);
@@ -25,7 +35,12 @@ fn check_folder(dir: &str, expect_files: usize) {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         let r = replay(&rec, &name, &Config::default());
         failures.extend(common::move_mismatch(&rec, &r));
-        failures.extend(common::alert_mismatch(&rec, &r, &["illegal-move"]));
+        let kinds: &[&str] = if EXCEPTIONS.iter().any(|(f, _)| *f == name) {
+            &["illegal-move"]
+        } else {
+            &common::INTENDED
+        };
+        failures.extend(common::alert_mismatch(&rec, &r, kinds));
         let want = common::board_result(&rec);
         if r.result != want {
             failures.push(format!("{name}: result {} (board shows {want})", r.result));

@@ -9,6 +9,8 @@
 //! | line | meaning |
 //! | --- | --- |
 //! | `clock` / `no clock` | a TMC1 clock is attached (default) or not |
+//! | `laws fide-2001` | the edition of the Laws (default fide-2023) |
+//! | `clock stops`, `clock runs white` | the arbiter stops the clock / restarts a face |
 //! | `play e4 e5 Nf3` | these moves, made the plain way, each followed by the mover's press (with a clock) |
 //! | `lift e2`, `place e4` | a square goes empty / full |
 //! | `press white` | that side presses the clock |
@@ -20,6 +22,7 @@
 //! | `finish` | the input ends (a provisional move then counts) |
 //! | `expect moves e4 e5` | the completed moves so far, in SAN |
 //! | `expect alert 3 illegal-move` | an alert of that kind at that ply |
+//! | `expect alert 3 touch-move 4.3.1` | … citing that article |
 //! | `expect no alert illegal-move` | no alert of that kind so far |
 //! | `expect result 1-0` | the result |
 
@@ -209,13 +212,13 @@ impl Harness {
 
     fn fail(&self, n: usize, what: String) -> ! {
         panic!(
-            "{}:{n}: {what}\n  moves: {}\n  alerts: {:?}",
+            "{}:{n}: {what}\n  moves: {}\n  alerts: {:#?}",
             self.file,
             self.table.sans().join(" "),
             self.table
                 .alerts()
                 .iter()
-                .map(|a| format!("{}@{}", a.kind.name(), a.ply))
+                .map(|a| format!("{}@{} {:?}: {}", a.kind.name(), a.ply, a.article, a.detail))
                 .collect::<Vec<_>>()
         )
     }
@@ -243,12 +246,38 @@ fn run_scenario(path: &Path) {
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
-        if !started && !matches!(words[0], "clock" | "no") {
+        if !started && !matches!(words[0], "clock" | "no" | "laws") {
             h.start();
             started = true;
         }
         match words.as_slice() {
             ["clock"] => h.clock = true,
+            ["laws", edition] => {
+                let laws = touchmove::laws::Edition::parse(edition)
+                    .unwrap_or_else(|| panic!("{file}:{n}: no edition {edition}"));
+                h.table = Table::new(Config {
+                    laws,
+                    ..Config::default()
+                });
+            }
+            ["clock", "stops"] => {
+                h.step();
+                h.running = None;
+                let [w, b] = h.times;
+                h.clock_line(&format!("T {w} {b} -"));
+            }
+            ["clock", "runs", side] => {
+                h.step();
+                let c = if *side == "white" {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                h.running = Some(c);
+                let [w, b] = h.times;
+                let letter = if c == Color::White { 'W' } else { 'B' };
+                h.clock_line(&format!("T {w} {b} {letter}"));
+            }
             ["no", "clock"] => h.clock = false,
             ["play", moves @ ..] => {
                 for m in moves {
@@ -284,15 +313,15 @@ fn run_scenario(path: &Path) {
                     h.fail(n, format!("expected moves {}", moves.join(" ")));
                 }
             }
-            ["expect", "alert", ply, kind] => {
+            ["expect", "alert", ply, kind, article @ ..] => {
                 let ply: u32 = ply.parse().expect("ply");
-                if !h
-                    .table
-                    .alerts()
-                    .iter()
-                    .any(|a| a.ply == ply && a.kind.name() == *kind)
-                {
-                    h.fail(n, format!("expected alert {kind} at ply {ply}"));
+                let found = h.table.alerts().iter().any(|a| {
+                    a.ply == ply
+                        && a.kind.name() == *kind
+                        && article.first().is_none_or(|art| a.article == Some(*art))
+                });
+                if !found {
+                    h.fail(n, format!("expected alert {kind} {article:?} at ply {ply}"));
                 }
             }
             ["expect", "no", "alert", kind] => {

@@ -440,13 +440,20 @@ fn touch_move(
 
     // What the Laws oblige, and under which article.
     let (ok, art, culprit): (bool, Art, Square) = match (first_own, first_opp) {
-        (Some(&(_, o, _)), Some(&(_, x, _))) => {
+        (Some(&(_, o, to)), Some(&(_, x, tx))) => {
+            // One of each, touched together (one lifted while the other was
+            // still off its square): capture that piece with that piece.
+            let together = match (to, tx) {
+                (Some(a), Some(b)) => overlap(&a, &b),
+                _ => false,
+            };
             let pair_legal = legal
                 .iter()
                 .any(|l| l.from() == Some(o) && captured_square(*l) == Some(x));
-            if pair_legal {
+            if together && pair_legal {
                 (moves_piece(o) && captures(x), Art::Both, o)
             } else {
+                // Else the first touched piece that can be moved or captured.
                 let first = order.iter().find(|(_, sq, _)| {
                     if own(*sq) {
                         can_move(*sq)
@@ -454,10 +461,15 @@ fn touch_move(
                         can_capture(*sq)
                     }
                 });
+                let art = |own_piece: bool| match (together, own_piece) {
+                    (true, _) => Art::Both,
+                    (false, true) => Art::Own,
+                    (false, false) => Art::Opponent,
+                };
                 match first {
                     None => return None, // 4.5
-                    Some(&(_, sq, _)) if own(sq) => (moves_piece(sq), Art::Both, sq),
-                    Some(&(_, sq, _)) => (captures(sq), Art::Both, sq),
+                    Some(&(_, sq, _)) if own(sq) => (moves_piece(sq), art(true), sq),
+                    Some(&(_, sq, _)) => (captures(sq), art(false), sq),
                 }
             }
         }
@@ -567,6 +579,12 @@ fn release(
         }
     }
     None
+}
+
+/// Whether two touches had both pieces off their squares at once.
+fn overlap(a: &Touch, b: &Touch) -> bool {
+    let end = |t: &Touch| t.placed.map_or(u64::MAX, |(_, tp, _)| tp);
+    a.lifted < end(b) && b.lifted < end(a)
 }
 
 fn describe_touch(t: &Touch) -> String {
