@@ -61,7 +61,7 @@ fn random_games_with_and_without_clock_replay_exactly() {
 
 #[test]
 fn regressions_stay_fixed() {
-    check_folder("regressions", 4);
+    check_folder("regressions", 7);
 }
 
 #[test]

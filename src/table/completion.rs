@@ -22,8 +22,11 @@ impl Table {
                 .then(|| self.seen.iter().position(|m| *m == r.maps[0]))
                 .flatten()
         };
-        if let Some(last) = readings.iter().filter_map(shown).max() {
-            readings.retain(|r| r.len() != 2 || shown(r) == Some(last));
+        // A reply is made on top of a move the board has shown; once it has
+        // shown one, a reading on top of another is no reading.
+        let last = readings.iter().filter_map(shown).max();
+        if last.is_some() || !self.seen.is_empty() {
+            readings.retain(|r| r.len() != 2 || shown(r) == last && last.is_some());
         }
         readings
     }
@@ -189,6 +192,18 @@ impl Table {
             if next.is_empty() {
                 return;
             }
+            // Lines that have come to the same position (the promoted piece
+            // was captured) are one from now on: keep the preferred.
+            let mut kept: Vec<Line> = Vec::with_capacity(next.len());
+            let mut gone: Vec<Line> = Vec::new();
+            for l in next {
+                if kept.iter().any(|k| k.pos == l.pos) {
+                    gone.push(l);
+                } else {
+                    kept.push(l);
+                }
+            }
+            let mut next = kept;
             if next.len() > MAX_LINES {
                 // Several promotions unresolved: keep the readings with the
                 // fewest underpromotions.
@@ -198,8 +213,9 @@ impl Table {
                         .filter(|m| matches!(m.promotion(), Some(r) if r != shakmaty::Role::Queen))
                         .count()
                 });
-                next.truncate(MAX_LINES);
+                gone.extend(next.drain(MAX_LINES..));
             }
+
             let ply = self.ply();
             if !illegal_in.is_empty() && r.moves.len() == 1 {
                 // Legal only if the promoted piece is what these lines say
@@ -296,6 +312,15 @@ impl Table {
                     side: mover,
                     per_line,
                     raised,
+                });
+            }
+            // Findings waiting on a line that is gone can no longer be
+            // settled by the board: they are never raised.
+            if !gone.is_empty() {
+                self.pending.retain(|p| {
+                    !p.per_line
+                        .iter()
+                        .any(|(pre, _)| gone.iter().any(|g| g.moves.starts_with(pre)))
                 });
             }
             self.resolve_pending();

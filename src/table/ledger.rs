@@ -25,7 +25,7 @@
 //! - 7.5.1: after a completed illegal move, the piece moved illegally counts
 //!   as touched (when it was) for the move that replaces it.
 
-use shakmaty::{Chess, Color, Move, Position, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
 use super::alert::AlertKind;
 use super::game::Line;
@@ -124,15 +124,23 @@ impl Ledger {
             .map_or(self.entries.len(), |i| i + 1);
         if let Some(first) = first_shown {
             let mut before = self.entries[first].after.clone();
+            let mut touched = Bitboard(0);
             for (i, e) in self.entries.iter().enumerate().skip(first + 1) {
                 if e.clock {
                     break;
                 }
+                // Whose piece: on a square untouched since the board showed
+                // the move, the one the move left there.
+                let opponents = |id: PieceId| {
+                    id != EMPTY && roles.get(id as usize).is_some_and(|r| r.0 != mover)
+                };
                 let theirs = e.kind == Kind::Lift
-                    && before.iter().all(|p| {
-                        let id = p.at[e.sq as usize];
-                        id != EMPTY && roles.get(id as usize).is_some_and(|r| r.0 != mover)
-                    });
+                    && if touched.contains(e.sq) {
+                        before.iter().all(|p| opponents(p.at[e.sq as usize]))
+                    } else {
+                        opponents(after[e.sq as usize])
+                    };
+                touched.add(e.sq);
                 if theirs {
                     split = split.min(i);
                     break;
