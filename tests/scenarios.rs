@@ -10,6 +10,8 @@
 //! | --- | --- |
 //! | `clock` / `no clock` | a TMC1 clock is attached (default) or not |
 //! | `laws fide-2001` | the edition of the Laws (default fide-2023) |
+//! | `category blitz` | standard (default), rapid or blitz |
+//! | `start FEN` | the game starts from this position (its pieces on the board) |
 //! | `clock stops`, `clock runs white` | the arbiter stops the clock / restarts a face |
 //! | `play e4 e5 Nf3` | these moves, made the plain way, each followed by the mover's press (with a clock) |
 //! | `lift e2`, `place e4` | a square goes empty / full |
@@ -49,6 +51,8 @@ struct Harness {
     damage_next: bool,
     quick: bool,
     file: String,
+    cfg: Config,
+    start_pos: Chess,
 }
 
 impl Harness {
@@ -69,6 +73,8 @@ impl Harness {
             damage_next: false,
             quick: false,
             file: file.to_string(),
+            cfg: Config::default(),
+            start_pos: Chess::default(),
         }
     }
 
@@ -129,8 +135,10 @@ impl Harness {
             for ev in evs {
                 self.table.handle(self.t, ev);
             }
-            self.running = Some(Color::White);
-            self.clock_line(&format!("T {} {} W", self.times[0], self.times[1]));
+            let first = self.pos.turn();
+            self.running = Some(first);
+            let letter = if first == Color::White { 'W' } else { 'B' };
+            self.clock_line(&format!("T {} {} {letter}", self.times[0], self.times[1]));
         }
     }
 
@@ -246,19 +254,30 @@ fn run_scenario(path: &Path) {
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
-        if !started && !matches!(words[0], "clock" | "no" | "laws") {
+        if !started && !matches!(words[0], "clock" | "no" | "laws" | "category" | "start") {
             h.start();
             started = true;
         }
         match words.as_slice() {
             ["clock"] => h.clock = true,
             ["laws", edition] => {
-                let laws = touchmove::laws::Edition::parse(edition)
+                h.cfg.laws = touchmove::laws::Edition::parse(edition)
                     .unwrap_or_else(|| panic!("{file}:{n}: no edition {edition}"));
-                h.table = Table::new(Config {
-                    laws,
-                    ..Config::default()
-                });
+                h.table = Table::from_position(h.cfg.clone(), h.pos.clone());
+            }
+            ["category", c] => {
+                h.cfg.category = touchmove::laws::Category::parse(c)
+                    .unwrap_or_else(|| panic!("{file}:{n}: no category {c}"));
+                h.table = Table::from_position(h.cfg.clone(), h.pos.clone());
+            }
+            ["start", fen @ ..] => {
+                let fen: shakmaty::fen::Fen = fen.join(" ").parse().expect("FEN");
+                h.pos = fen
+                    .into_position(shakmaty::CastlingMode::Standard)
+                    .expect("legal FEN");
+                h.occ = h.pos.board().occupied();
+                h.start_pos = h.pos.clone();
+                h.table = Table::from_position(h.cfg.clone(), h.pos.clone());
             }
             ["clock", "stops"] => {
                 h.step();
@@ -339,7 +358,7 @@ fn run_scenario(path: &Path) {
         // `play` keeps its own position; lifts and places by hand leave it
         // to the scenario to say what was played.
         if let ["expect", "moves", moves @ ..] = words.as_slice() {
-            let mut pos = Chess::default();
+            let mut pos = h.start_pos.clone();
             for m in moves.iter() {
                 let mv = m.parse::<SanPlus>().unwrap().san.to_move(&pos).unwrap();
                 pos.play_unchecked(mv);

@@ -10,6 +10,8 @@ use super::ledger::{self, Finding, Judge, Ledger};
 use super::phys::{self, Hyps, IdMap, PieceId};
 use super::reading::{read_all, Reading};
 use super::{color_name, Alert, AlertKind, Completion, Effect, End, MoveRecord, PlyInfo, Table};
+use crate::laws::Penalty;
+use crate::wire::ClockCommand;
 
 impl Table {
     /// The readings of `hyps`, those of a reply on top of a move the board
@@ -342,6 +344,7 @@ impl Table {
         }
         self.check_end(t);
         if self.playing() {
+            self.note_claims(t);
             self.evaluate(t);
         }
     }
@@ -383,6 +386,7 @@ impl Table {
                 AlertKind::SeventyFive,
                 "75 moves by each player without a capture or pawn move".to_string(),
             ),
+            End::IllegalMoves { .. } => return,
         };
         self.end = Some(end);
         self.alerts.push(Alert {
@@ -564,6 +568,148 @@ impl Table {
             .find(|&id| p.at.contains(&id))
     }
 
+    /// Article 7.5.5 (2023) / 7.4(b) (2001): the penalty for `side`'s
+    /// completed illegal move.
+    fn penalise(&mut self, side: Color, t: u64) {
+        let i = usize::from(side == Color::Black);
+        self.illegal_moves[i] += 1;
+        let nth = self.illegal_moves[i];
+        let laws = self.cfg.laws;
+        let article = laws.penalty_article(self.cfg.category);
+        let ordinal = match nth {
+            1 => "first".to_string(),
+            2 => "second".to_string(),
+            3 => "third".to_string(),
+            n => format!("{n}th"),
+        };
+        match laws.illegal_move_penalty(self.cfg.category, nth) {
+            Penalty::Time { opponent_ms } => {
+                let (mut w, mut b) = (self.clock.white_ms, self.clock.black_ms);
+                match side {
+                    Color::White => b += opponent_ms,
+                    Color::Black => w += opponent_ms,
+                }
+                let sent = self.cfg.apply_penalties && self.clock.present;
+                self.raise(
+                    t,
+                    AlertKind::IllegalMovePenalty,
+                    Some(side),
+                    vec![],
+                    format!(
+                        "{}'s {ordinal} completed illegal move: {} min to {}; clock to White {} Black {}{}",
+                        color_name(side),
+                        opponent_ms / 60_000,
+                        color_name(!side),
+                        crate::pgn::clk(w),
+                        crate::pgn::clk(b),
+                        if sent { " (sent to the clock)" } else { " (for the arbiter to set)" }
+                    ),
+                );
+                self.set_article(article);
+                if sent {
+                    self.out.push(Effect::Clock(ClockCommand::Adjust {
+                        white_ms: w,
+                        black_ms: b,
+                    }));
+                }
+            }
+            Penalty::Loss => {
+                let opponent = !side;
+                // Drawn if the opponent cannot mate by any series of legal
+                // moves (here: by material; the helpmate analysis of
+                // `verdict` is the complete answer).
+                let can_mate = !self.lines[0].pos.has_insufficient_material(opponent);
+                let winner = can_mate.then_some(opponent);
+                self.raise(
+                    t,
+                    AlertKind::IllegalMovePenalty,
+                    Some(side),
+                    vec![],
+                    format!(
+                        "{}'s {ordinal} completed illegal move: the game is {}",
+                        color_name(side),
+                        if can_mate {
+                            format!("lost ({} wins)", color_name(opponent))
+                        } else {
+                            format!("drawn ({} cannot mate)", color_name(opponent))
+                        }
+                    ),
+                );
+                self.set_article(article);
+                let end = End::IllegalMoves { winner };
+                self.end = Some(end);
+                self.end_tentative = false;
+                self.out.push(Effect::GameOver {
+                    result: end.result(),
+                    end,
+                });
+            }
+        }
+    }
+
+    /// Sets the article of the alert just raised.
+    fn set_article(&mut self, article: &'static str) {
+        if let Some(a) = self.alerts.last_mut() {
+            a.article = Some(article);
+        }
+        if let Some(Effect::Alert(a)) = self.out.last_mut() {
+            a.article = Some(article);
+        }
+    }
+
+    /// Articles 9.2 and 9.3: after a completed move, whether the player to
+    /// move could now claim a draw.
+    pub(super) fn note_claims(&mut self, t: u64) {
+        let line = &self.lines[0];
+        let side = line.pos.turn();
+        let reps = line.repetitions();
+        let halfmoves = line.pos.halfmoves();
+        if (3..5).contains(&reps) {
+            self.raise(
+                t,
+                AlertKind::RepetitionClaimable,
+                Some(side),
+                vec![],
+                format!(
+                    "the same position has stood {reps} times: {} may claim a draw",
+                    color_name(side)
+                ),
+            );
+        }
+        if halfmoves == 100 || halfmoves == 101 {
+            self.raise(
+                t,
+                AlertKind::FiftyClaimable,
+                Some(side),
+                vec![],
+                format!(
+                    "50 moves by each player without a capture or a pawn move: {} may claim a draw",
+                    color_name(side)
+                ),
+            );
+        }
+    }
+
+    /// Whether the player to move could claim a draw now or by announcing
+    /// the move `intended` (Articles 9.2, 9.3); `None` if `intended` is not
+    /// legal.
+    pub fn check_claim(&self, intended: Option<Move>) -> Option<ClaimCheck> {
+        let line = &self.lines[0];
+        let now = ClaimCheck {
+            repetition: line.repetitions() >= 3,
+            fifty: line.pos.halfmoves() >= 100,
+        };
+        let Some(m) = intended else {
+            return Some(now);
+        };
+        let next = line.succ.iter().find(|s| s.m == m)?;
+        let after = line.play(next.m);
+        Some(ClaimCheck {
+            repetition: now.repetition || after.repetitions() >= 3,
+            fifty: now.fifty || after.pos.halfmoves() >= 100,
+        })
+    }
+
     /// SAN of `m` from the preferred line's position.
     pub(super) fn sans_after(&self, m: Move) -> String {
         shakmaty::san::San::from_move(&self.lines[0].pos, m).to_string()
@@ -618,6 +764,7 @@ impl Table {
                                 .join(" ")
                         ),
                     );
+                    self.penalise(side, pt);
                 }
             }
         }
@@ -653,6 +800,15 @@ pub(super) struct PendingFinding {
     side: Color,
     per_line: PerLine,
     raised: Vec<AlertKind>,
+}
+
+/// What a draw claim would find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimCheck {
+    /// Threefold repetition (9.2).
+    pub repetition: bool,
+    /// Fifty moves (9.3).
+    pub fifty: bool,
 }
 
 /// What a press means for the board as it stands.

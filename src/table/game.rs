@@ -177,10 +177,17 @@ pub fn promotion_rank(m: Move) -> u8 {
 /// How a game ended on the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
-    Checkmate { winner: Color },
+    Checkmate {
+        winner: Color,
+    },
     Stalemate,
     Fivefold,
     SeventyFive,
+    /// Lost by completed illegal moves; `winner` is `None` when the
+    /// opponent could not have mated (a draw).
+    IllegalMoves {
+        winner: Option<Color>,
+    },
 }
 
 impl End {
@@ -188,9 +195,15 @@ impl End {
         match self {
             End::Checkmate {
                 winner: Color::White,
+            }
+            | End::IllegalMoves {
+                winner: Some(Color::White),
             } => "1-0",
             End::Checkmate {
                 winner: Color::Black,
+            }
+            | End::IllegalMoves {
+                winner: Some(Color::Black),
             } => "0-1",
             _ => "1/2-1/2",
         }

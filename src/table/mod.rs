@@ -32,11 +32,12 @@ mod trust;
 use shakmaty::{Bitboard, Chess, Color, Position, Role};
 
 pub use alert::{Alert, AlertKind, Severity};
+pub use completion::ClaimCheck;
 pub use event::Event;
 pub use game::End;
 
 use crate::laws::{Category, Edition};
-use crate::wire::BoardCommand;
+use crate::wire::{BoardCommand, ClockCommand};
 use buffer::Item;
 use completion::{PendingFinding, PressVerdict, Shadow};
 use game::{initial_ids, Line};
@@ -66,6 +67,8 @@ pub struct Config {
     pub laws: Edition,
     /// Standard, rapid or blitz.
     pub category: Category,
+    /// Send the clock the new times of a penalty (TMC1 `A`).
+    pub apply_penalties: bool,
 }
 
 impl Default for Config {
@@ -76,6 +79,7 @@ impl Default for Config {
             displaced_ms: 5000,
             laws: Edition::default(),
             category: Category::default(),
+            apply_penalties: false,
         }
     }
 }
@@ -108,6 +112,8 @@ pub enum Effect {
     },
     /// A command for the board (a snapshot to confirm what it shows).
     Board(BoardCommand),
+    /// A command for the clock (penalty times, when `apply_penalties`).
+    Clock(ClockCommand),
 }
 
 /// A completed move.
@@ -225,6 +231,8 @@ pub struct Table {
     ledger: Ledger,
     /// Article 4 findings waiting for a promotion piece to be known.
     pending: Vec<PendingFinding>,
+    /// Completed illegal moves so far, White's and Black's.
+    illegal_moves: [u32; 2],
     /// When the clock's running face changed: `(time, face)`, recent first
     /// kept, so buffered events are judged with the clock as it was.
     running_log: Vec<(u64, Option<Color>)>,
@@ -238,7 +246,12 @@ pub struct Table {
 impl Table {
     /// A table waiting for the initial position (the board's first snapshot).
     pub fn new(cfg: Config) -> Table {
-        let start = Chess::default();
+        Table::from_position(cfg, Chess::default())
+    }
+
+    /// A table whose game starts from `start` (a resumed or composed game);
+    /// the board must show its occupancy.
+    pub fn from_position(cfg: Config, start: Chess) -> Table {
         let ids = initial_ids(&start);
         let roles = start
             .board()
@@ -272,6 +285,7 @@ impl Table {
             shadow: None,
             ledger: Ledger::default(),
             pending: Vec::new(),
+            illegal_moves: [0, 0],
             running_log: Vec::new(),
             identified: [None; 64],
             board_hellos: 0,
