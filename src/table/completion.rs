@@ -79,6 +79,15 @@ impl Table {
             self.seen.retain(|m| *m != r.maps[0]);
             self.seen.push(r.maps[0]);
         }
+        // Neither the game nor a move in progress (no piece in a hand):
+        // displaced pieces, if it lasts.
+        let boxed = self.boxed_ids();
+        let in_hand = self.hyps.iter().any(|h| h.hand & !boxed != 0);
+        if readings.is_empty() && !in_hand {
+            self.odd_since.get_or_insert(t);
+        } else {
+            self.odd_since = None;
+        }
         if readings.is_empty() {
             self.show(None);
             return;
@@ -645,6 +654,40 @@ impl Table {
                 });
             }
         }
+    }
+
+    /// Article 7.4 (2023) / 7.3 (2001): the board has shown neither the
+    /// game nor a move in progress for `displaced_ms`: the squares to put
+    /// right, lit on the board.
+    pub(super) fn check_displaced(&mut self, t: u64) {
+        let Some(since) = self.odd_since else {
+            return;
+        };
+        if t < since + self.cfg.displaced_ms {
+            return;
+        }
+        self.odd_since = None;
+        let occ = self.tracked_occupancy().unwrap_or(shakmaty::Bitboard(0));
+        let mask = occ ^ self.lines[0].pos.board().occupied();
+        let squares: Vec<Square> = mask.into_iter().collect();
+        let names: Vec<String> = squares.iter().map(|s| s.to_string()).collect();
+        self.raise(
+            t,
+            AlertKind::Displaced,
+            None,
+            squares,
+            format!(
+                "for {:.1} s the board has shown neither the game position nor a move in progress; squares to restore: {}",
+                (t - since) as f64 / 1000.0,
+                if names.is_empty() {
+                    "none by occupancy (pieces swapped?)".to_string()
+                } else {
+                    names.join(" ")
+                }
+            ),
+        );
+        self.out
+            .push(Effect::Board(crate::wire::BoardCommand::Leds(mask)));
     }
 
     /// Sets the article of the alert just raised.

@@ -231,6 +231,9 @@ pub struct Table {
     ledger: Ledger,
     /// Article 4 findings waiting for a promotion piece to be known.
     pending: Vec<PendingFinding>,
+    /// Since when the board has shown neither the game nor a move in
+    /// progress.
+    odd_since: Option<u64>,
     /// Completed illegal moves so far, White's and Black's.
     illegal_moves: [u32; 2],
     /// When the clock's running face changed: `(time, face)`, recent first
@@ -286,6 +289,7 @@ impl Table {
             ledger: Ledger::default(),
             pending: Vec::new(),
             illegal_moves: [0, 0],
+            odd_since: None,
             running_log: Vec::new(),
             identified: [None; 64],
             board_hellos: 0,
@@ -525,6 +529,9 @@ impl Table {
     /// Completes a game-ending provisional move once its piece has stood.
     fn advance(&mut self, t: u64) {
         self.now = self.now.max(t);
+        if self.playing() {
+            self.check_displaced(t);
+        }
         if let Mode::Buffering { items, since, .. } = &self.mode {
             // No snapshot came (heartbeats off?). With no line lost, a board
             // line after the last press proves the board as it stood: judge.

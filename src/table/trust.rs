@@ -183,7 +183,10 @@ impl Table {
             .collect()
     }
 
-    pub(super) fn go_lost(&mut self, occ: Option<Bitboard>, _t: u64) {
+    pub(super) fn go_lost(&mut self, occ: Option<Bitboard>, t: u64) {
+        if occ.is_some() {
+            self.odd_since.get_or_insert(t);
+        }
         let presses = match std::mem::replace(&mut self.mode, Mode::Trusted) {
             Mode::Buffering { items, .. } => items
                 .iter()
