@@ -608,7 +608,7 @@ impl Table {
             }
             _ => 0,
         };
-        if n + already > buffer::MAX_UNSEEN as u32 {
+        if n.saturating_add(already) > buffer::MAX_UNSEEN as u32 {
             let occ = self.tracked_occupancy();
             self.raise(
                 t,
