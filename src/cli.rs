@@ -47,6 +47,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Article 6.9 / 5.2.2: can White checkmate, can Black, is the position dead.
+    Verdict {
+        /// Positions in FEN, quoted or not. With none, FENs are read from
+        /// standard input, one per line (blank lines and lines starting
+        /// with '#' are skipped).
+        fens: Vec<String>,
+        /// One JSON document per position, one per line.
+        #[arg(long)]
+        json: bool,
+        /// Add each position's analysis time in microseconds (`us`).
+        #[arg(long)]
+        time: bool,
+    },
 }
 
 fn parse_edition(s: &str) -> Result<Edition, String> {
@@ -75,6 +88,7 @@ pub fn main() -> ExitCode {
             json,
         } => run_replay(&files, laws, category, json),
         Command::Demo { speed } => crate::demo::run(speed),
+        Command::Verdict { fens, json, time } => run_verdict(&fens, json, time),
     }
 }
 
@@ -105,6 +119,81 @@ fn run_replay(files: &[PathBuf], laws: Edition, category: Category, json: bool) 
             Err(e) => {
                 eprintln!("error: {e}");
                 failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `verdict`: each FEN from the arguments (or standard input, one a line)
+/// is analysed and printed as soon as it is done; a bad one is reported,
+/// naming its argument or line, and the rest still run.
+fn run_verdict(fens: &[String], json: bool, time: bool) -> ExitCode {
+    use crate::verdict::{analyse, group_fen_args, parse_fen};
+    use std::io::BufRead;
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = false;
+    // Analyses one input and writes the answer: Ok(false) if the FEN was
+    // bad (and reported), Err once stdout is gone.
+    let mut one = |fen: &str, at: &str, line: Option<usize>| -> std::io::Result<bool> {
+        let pos = match parse_fen(fen) {
+            Ok(pos) => pos,
+            Err(e) => {
+                eprintln!("error: {at}: {e}: {fen:?}");
+                return Ok(false);
+            }
+        };
+        let start = std::time::Instant::now();
+        let v = analyse(&pos);
+        let us = start.elapsed().as_micros();
+        let text = if json {
+            v.to_json(fen, line, time.then_some(us)) + "\n"
+        } else if time {
+            format!("{fen}\n{}  analysed in {us} µs\n\n", v.describe(&pos))
+        } else {
+            format!("{fen}\n{}\n", v.describe(&pos))
+        };
+        out.write_all(text.as_bytes()).map(|()| true)
+    };
+    if fens.is_empty() {
+        let mut input = std::io::stdin().lock();
+        let mut n = 0;
+        loop {
+            n += 1;
+            let mut buf = Vec::new();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("error: stdin line {n}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            let Ok(text) = String::from_utf8(buf) else {
+                eprintln!("error: stdin line {n}: not text (UTF-8 expected)");
+                failed = true;
+                continue;
+            };
+            let fen = text.trim();
+            if fen.is_empty() || fen.starts_with('#') {
+                continue;
+            }
+            match one(fen, &format!("stdin line {n}"), Some(n)) {
+                Ok(good) => failed |= !good,
+                Err(_) => return ExitCode::FAILURE,
+            }
+        }
+    } else {
+        for (fen, at) in group_fen_args(fens) {
+            match one(&fen, &at, None) {
+                Ok(good) => failed |= !good,
+                Err(_) => return ExitCode::FAILURE,
             }
         }
     }

@@ -71,24 +71,42 @@ pub fn explain(
             _ => {}
         }
     }
+    let unseen = items.iter().filter(|i| matches!(i, Item::Unseen)).count();
+    // Two lost lines can be a lift and a place of one square, invisible in
+    // the occupancy (a capture whose victim's and capturer's lines were
+    // both lost): then any piece may have been lifted.
+    let mut any_lift = unseen >= 2;
     match (snapshot, anchor.occupied()) {
         (Some(snap), Some(occ)) => candidates |= snap ^ occ,
-        // No snapshot to say where the lost line was: anywhere, for as
-        // many lost lines as it is worth trying.
-        (None, _) if items.iter().filter(|i| matches!(i, Item::Unseen)).count() <= 2 => {
-            candidates = Bitboard::FULL
-        }
-        _ => {}
+        // No snapshot to say where the lost line was: anywhere, for one
+        // lost line.
+        (None, _) if unseen <= 1 => candidates = Bitboard::FULL,
+        _ => any_lift = false,
     }
     let walker = Walker {
         snapshot,
         candidates,
+        any_lift,
         apply,
+        budget: std::cell::Cell::new(SEARCH_BUDGET),
     };
     let mut out = Vec::new();
-    walker.walk(anchor.clone(), items, &mut Trace::default(), &mut out);
+    walker.walk(
+        anchor.clone(),
+        items,
+        Bitboard(0),
+        &mut Trace::default(),
+        &mut out,
+    );
     out
 }
+
+/// How many guesses the search may replay before it settles for what it
+/// has found: explaining lost lines must never stall the table.
+const SEARCH_BUDGET: usize = 20_000;
+
+/// Explanations kept at most.
+const MAX_TRACES: usize = 64;
 
 /// Without a snapshot to check against: the explanations under which the
 /// board most often shows something `reads` (a position, a move, a move
@@ -117,24 +135,45 @@ struct Walker<F> {
     snapshot: Option<Bitboard>,
     /// Squares a lost line can have concerned.
     candidates: Bitboard,
+    /// Whether a lost line may have lifted any piece at all.
+    any_lift: bool,
     apply: F,
+    /// Guesses left to try.
+    budget: std::cell::Cell<usize>,
 }
 
 impl<F: Fn(&Hyps, &Item) -> Hyps> Walker<F> {
     /// Records the board after an item and goes on with the rest.
-    fn step(&self, hyps: Hyps, rest: &[Item], path: &mut Trace, out: &mut Vec<Trace>) {
+    fn step(
+        &self,
+        hyps: Hyps,
+        rest: &[Item],
+        lifted: Bitboard,
+        path: &mut Trace,
+        out: &mut Vec<Trace>,
+    ) {
         if hyps.is_empty() {
             return;
         }
         path.states.push(hyps.clone());
-        self.walk(hyps, rest, path, out);
+        self.walk(hyps, rest, lifted, path, out);
         path.states.pop();
     }
 
-    fn walk(&self, hyps: Hyps, items: &[Item], path: &mut Trace, out: &mut Vec<Trace>) {
-        if hyps.is_empty() {
+    /// `lifted`: squares emptied by guesses so far (a later lost line may
+    /// have filled them again).
+    fn walk(
+        &self,
+        hyps: Hyps,
+        items: &[Item],
+        lifted: Bitboard,
+        path: &mut Trace,
+        out: &mut Vec<Trace>,
+    ) {
+        if hyps.is_empty() || out.len() >= MAX_TRACES || self.budget.get() == 0 {
             return;
         }
+        self.budget.set(self.budget.get() - 1);
         let Some((first, rest)) = items.split_first() else {
             if self.snapshot.is_none_or(|s| hyps.occupied() == Some(s)) {
                 out.push(path.clone());
@@ -144,27 +183,32 @@ impl<F: Fn(&Hyps, &Item) -> Hyps> Walker<F> {
         match first {
             Item::Unseen => {
                 let occ = hyps.occupied().unwrap_or(Bitboard(0));
-                let guesses = std::iter::once(None).chain(self.candidates.into_iter().map(|sq| {
-                    Some(if occ.contains(sq) {
-                        Item::Lift(sq, 0)
-                    } else {
-                        Item::Place(sq, None, 0)
-                    })
-                }));
+                let lifts = if self.any_lift {
+                    occ
+                } else {
+                    occ & self.candidates
+                };
+                let places = !occ & (self.candidates | lifted);
+                let guesses = std::iter::once(None)
+                    .chain(lifts.into_iter().map(|sq| Some(Item::Lift(sq, 0))))
+                    .chain(places.into_iter().map(|sq| Some(Item::Place(sq, None, 0))));
                 for guess in guesses {
-                    let next = match &guess {
-                        None => hyps.clone(),
-                        Some(g) => (self.apply)(&hyps, g),
+                    let (next, now_lifted) = match &guess {
+                        None => (hyps.clone(), lifted),
+                        Some(g @ Item::Lift(sq, _)) => {
+                            ((self.apply)(&hyps, g), lifted | Bitboard::from(*sq))
+                        }
+                        Some(g) => ((self.apply)(&hyps, g), lifted),
                     };
                     let cost = usize::from(guess.is_some());
                     path.cost += cost;
-                    self.step(next, rest, path, out);
+                    self.step(next, rest, now_lifted, path, out);
                     path.cost -= cost;
                 }
             }
             _ => {
                 let next = (self.apply)(&hyps, first);
-                self.step(next, rest, path, out);
+                self.step(next, rest, lifted, path, out);
             }
         }
     }

@@ -92,6 +92,7 @@ impl Table {
             self.show(None);
             return;
         }
+        self.guessing = false;
         let all_two = readings.iter().all(|r| r.len() == 2);
         if all_two {
             let first = &readings[0];
@@ -787,7 +788,8 @@ impl Table {
                 if self.retract_for_shadow(side, pt, clock) {
                     return;
                 }
-                if confirmed {
+                // Only the player to move can have made a move.
+                if confirmed && self.lines[0].pos.turn() == side {
                     let squares = self.differing_squares(&self.hyps.clone());
                     // 7.5.1: the piece moved illegally is the one touched
                     // first for the move that replaces it.

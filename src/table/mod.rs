@@ -231,6 +231,9 @@ pub struct Table {
     ledger: Ledger,
     /// Article 4 findings waiting for a promotion piece to be known.
     pending: Vec<PendingFinding>,
+    /// The pieces' whereabouts were explained after lines were lost, not
+    /// seen: nobody is accused until the board reads as a position again.
+    guessing: bool,
     /// Since when the board has shown neither the game nor a move in
     /// progress.
     odd_since: Option<u64>,
@@ -290,6 +293,7 @@ impl Table {
             pending: Vec::new(),
             illegal_moves: [0, 0],
             odd_since: None,
+            guessing: false,
             running_log: Vec::new(),
             identified: [None; 64],
             board_hellos: 0,
@@ -654,6 +658,8 @@ impl Table {
                     }
                     self.start_buffering(anchor, unseen);
                     self.reconcile(Some(occ), t);
+                } else {
+                    self.unstick(occ, t);
                 }
             }
             Mode::Buffering { .. } => self.reconcile(Some(occ), t),

@@ -87,6 +87,12 @@ impl Table {
             return;
         };
         let unseen = items.iter().filter(|i| matches!(i, Item::Unseen)).count();
+        // Around lost lines the board is explained, not seen: nobody is
+        // accused on an explanation, until the board makes sense again.
+        if unseen > 0 {
+            self.guessing = true;
+        }
+        let confirmed = confirmed && !self.guessing;
         let mut traces = buffer::explain(&anchor, &items, snapshot, |h, it| self.apply(h, it));
         if snapshot.is_none() {
             traces = buffer::most_likely(traces, |h| !self.read(h).is_empty());
@@ -202,6 +208,29 @@ impl Table {
         self.show(None);
         self.mode = Mode::Lost { occ, presses };
         self.out.push(Effect::Board(BoardCommand::Snapshot));
+    }
+
+    /// Trusted, and the snapshot agrees with the occupancy, yet no
+    /// hypothesis reads and no piece is in a hand: the pieces' identities
+    /// went wrong somewhere (a lost line explained the wrong way). If the
+    /// occupancy alone identifies one reading, take it.
+    pub(super) fn unstick(&mut self, occ: Bitboard, t: u64) {
+        let boxed = self.boxed_ids();
+        if self.hyps.iter().any(|h| h.hand & !boxed != 0) || !self.read(&self.hyps).is_empty() {
+            return;
+        }
+        let mut found: Vec<IdMap> = Vec::new();
+        for line in &self.lines {
+            for (_, map) in occupancy_readings(line, occ) {
+                if !found.contains(&map) {
+                    found.push(map);
+                }
+            }
+        }
+        if let [map] = found[..] {
+            self.hyps = Hyps::one(Phys::settled(map));
+            self.evaluate(t);
+        }
     }
 
     /// In lost mode: if the occupancy identifies one reading (the game
