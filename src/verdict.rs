@@ -26,6 +26,11 @@
 //!
 //! The analysis looks at the position only: the fifty- and seventy-five-move
 //! counters and repetitions do not limit the "series of legal moves".
+//!
+//! Time: a fraction of a millisecond for positions from real games (release
+//! build: median about 0.2 ms, worst under 0.1 s on 65,000 lichess
+//! positions), but seconds for some constructed ones (worst seen: 4 s), so
+//! run it where a wait does not hold up a table's device lines.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::str::FromStr;

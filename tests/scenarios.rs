@@ -16,6 +16,7 @@
 //! | `play e4 e5 Nf3` | these moves, made the plain way, each followed by the mover's press (with a clock) |
 //! | `lift e2`, `place e4` | a square goes empty / full |
 //! | `press white` | that side presses the clock |
+//! | `flag black` | that side's time ran out (TMC1 `F`) |
 //! | `wait 400` | time passes (ms); every other line takes 300 ms |
 //! | `quick` | the next line comes 30 ms after the previous one |
 //! | `snapshot` | the board sends its occupancy |
@@ -306,6 +307,11 @@ fn run_scenario(path: &Path) {
             }
             ["lift", sq] => h.lift(square(sq, &file, n)),
             ["place", sq] => h.place(square(sq, &file, n)),
+            ["flag", side] => {
+                h.step();
+                let letter = if *side == "white" { 'W' } else { 'B' };
+                h.clock_line(&format!("F {letter}"));
+            }
             ["press", "white"] => h.press(Color::White),
             ["press", "black"] => h.press(Color::Black),
             ["wait", ms] => h.pass(ms.parse().expect("wait takes ms")),

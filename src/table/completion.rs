@@ -396,7 +396,7 @@ impl Table {
                 AlertKind::SeventyFive,
                 "75 moves by each player without a capture or pawn move".to_string(),
             ),
-            End::IllegalMoves { .. } => return,
+            End::IllegalMoves { .. } | End::Flag { .. } => return,
         };
         self.end = Some(end);
         self.alerts.push(Alert {
@@ -626,9 +626,9 @@ impl Table {
             Penalty::Loss => {
                 let opponent = !side;
                 // Drawn if the opponent cannot mate by any series of legal
-                // moves (here: by material; the helpmate analysis of
-                // `verdict` is the complete answer).
-                let can_mate = !self.lines[0].pos.has_insufficient_material(opponent);
+                // moves (a helpmate question, not a material count).
+                let can_mate = crate::verdict::flag_verdict(&self.lines[0].pos, side)
+                    != crate::verdict::FlagVerdict::Draw;
                 let winner = can_mate.then_some(opponent);
                 self.raise(
                     t,
@@ -689,6 +689,49 @@ impl Table {
         );
         self.out
             .push(Effect::Board(crate::wire::BoardCommand::Leds(mask)));
+    }
+
+    /// Article 6.9 (2023) / 6.10 (2001): `side`'s flag fell. A loss, or a
+    /// draw when the opponent cannot checkmate by any series of legal moves.
+    pub(super) fn flag(&mut self, side: Color, t: u64) {
+        use crate::verdict::FlagVerdict;
+        let pos = self.lines[0].pos.clone();
+        let verdict = crate::verdict::flag_verdict(&pos, side);
+        let (winner, detail) = match verdict {
+            FlagVerdict::Draw => (
+                None,
+                format!(
+                    "{}'s flag fell; {} cannot checkmate by any series of legal moves: draw",
+                    color_name(side),
+                    color_name(!side)
+                ),
+            ),
+            FlagVerdict::Loss => (
+                Some(!side),
+                format!(
+                    "{}'s flag fell; {} can still checkmate: {} loses",
+                    color_name(side),
+                    color_name(!side),
+                    color_name(side)
+                ),
+            ),
+            FlagVerdict::Unknown => (
+                Some(!side),
+                format!(
+                    "{}'s flag fell; whether {} could still mate was not decided: recorded as a loss, for the arbiter to confirm",
+                    color_name(side),
+                    color_name(!side)
+                ),
+            ),
+        };
+        self.raise(t, AlertKind::Flag, Some(side), vec![], detail);
+        let end = End::Flag { winner };
+        self.end = Some(end);
+        self.end_tentative = false;
+        self.out.push(Effect::GameOver {
+            result: end.result(),
+            end,
+        });
     }
 
     /// Sets the article of the alert just raised.

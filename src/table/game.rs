@@ -188,6 +188,11 @@ pub enum End {
     IllegalMoves {
         winner: Option<Color>,
     },
+    /// A flag fell; `winner` is `None` when the opponent could not have
+    /// mated (a draw).
+    Flag {
+        winner: Option<Color>,
+    },
 }
 
 impl End {
@@ -198,11 +203,17 @@ impl End {
             }
             | End::IllegalMoves {
                 winner: Some(Color::White),
+            }
+            | End::Flag {
+                winner: Some(Color::White),
             } => "1-0",
             End::Checkmate {
                 winner: Color::Black,
             }
             | End::IllegalMoves {
+                winner: Some(Color::Black),
+            }
+            | End::Flag {
                 winner: Some(Color::Black),
             } => "0-1",
             _ => "1/2-1/2",

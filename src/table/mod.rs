@@ -511,7 +511,15 @@ impl Table {
                 self.clock.black_ms = black_ms;
                 self.set_running(t, running);
             }
-            Event::Flag { .. } => {}
+            Event::Flag { side } => {
+                // The flag falls on the position after the completed moves.
+                if let Mode::Buffering { .. } = self.mode {
+                    self.reconcile(None, t);
+                }
+                if self.playing() {
+                    self.flag(side, t);
+                }
+            }
         }
     }
 
