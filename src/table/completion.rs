@@ -4,8 +4,7 @@
 
 use shakmaty::{Color, Move, Position, Square};
 
-use super::buffer::Item;
-use super::game::{self, captured_id, same_but_promotion, Line};
+use super::game::{self, same_but_promotion, Line};
 use super::ledger::{self, Finding, Judge, Ledger};
 use super::phys::{self, Hyps, IdMap, PieceId};
 use super::reading::{read_all, Reading};
@@ -249,7 +248,6 @@ impl Table {
                 .unwrap_or_else(|| game::apply_ids(&self.lines[0].ids, m));
             let turn = self.ledger.take(&after, mover, &self.roles);
             let (findings, per_line) = self.judge_article4(&turn, m, &after, mover, &illegal_in);
-            let captured = captured_id(&self.lines[0].ids, m);
             let promoted = m.promotion().is_some();
             let (from, to) = (m.from(), m.to());
             self.lines = next;
@@ -266,21 +264,8 @@ impl Table {
             });
             // Captured pieces are out of the game: in no hand any more.
             let boxed = self.boxed_ids();
-            let _ = captured;
-            let hyps = std::mem::take(&mut self.hyps);
-            for mut h in hyps.0 {
-                h.drop_from_hand(boxed);
-                if !self.hyps.0.contains(&h) {
-                    self.hyps.0.push(h);
-                }
-            }
-            let start = std::mem::take(&mut self.ledger.start);
-            for mut h in start.0 {
-                h.drop_from_hand(boxed);
-                if !self.ledger.start.0.contains(&h) {
-                    self.ledger.start.0.push(h);
-                }
-            }
+            self.hyps.drop_from_hands(boxed);
+            self.ledger.start.drop_from_hands(boxed);
             let seen_piece = self.identified[to as usize].is_some();
             if promoted {
                 let id = self.lines[0].ids[to as usize];
@@ -553,12 +538,7 @@ impl Table {
 
     fn raise_finding(&mut self, ply: u32, t: u64, side: Color, f: Finding) {
         self.raise_at(ply, t, f.kind, Some(side), f.squares, f.detail);
-        if let Some(a) = self.alerts.last_mut() {
-            a.article = Some(f.article);
-        }
-        if let Some(Effect::Alert(a)) = self.out.last_mut() {
-            a.article = Some(f.article);
-        }
+        self.set_article(f.article);
     }
 
     /// A piece of `side` that stands elsewhere than in the game position
@@ -646,13 +626,7 @@ impl Table {
                     ),
                 );
                 self.set_article(article);
-                let end = End::IllegalMoves { winner };
-                self.end = Some(end);
-                self.end_tentative = false;
-                self.out.push(Effect::GameOver {
-                    result: end.result(),
-                    end,
-                });
+                self.end_game(End::IllegalMoves { winner });
             }
         }
     }
@@ -725,7 +699,11 @@ impl Table {
             ),
         };
         self.raise(t, AlertKind::Flag, Some(side), vec![], detail);
-        let end = End::Flag { winner };
+        self.end_game(End::Flag { winner });
+    }
+
+    /// The game is over, whatever the promotion pieces were.
+    fn end_game(&mut self, end: End) {
         self.end = Some(end);
         self.end_tentative = false;
         self.out.push(Effect::GameOver {
@@ -810,7 +788,6 @@ impl Table {
         pt: u64,
         clock: Option<u64>,
         confirmed: bool,
-        _items: &[Item],
     ) {
         let readings = self.read(&self.hyps);
         match self.judge_press(side, &readings) {

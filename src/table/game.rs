@@ -13,7 +13,7 @@ use shakmaty::{
     san::SanPlus, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
 };
 
-use super::phys::{IdMap, PieceId, EMPTY};
+use super::phys::{IdMap, EMPTY};
 
 /// A legal move from a line's position, with what follows from it.
 #[derive(Debug, Clone)]
@@ -132,21 +132,6 @@ pub fn apply_ids(ids: &IdMap, m: Move) -> IdMap {
         Move::Put { .. } => {}
     }
     out
-}
-
-/// The identity of the piece `m` captures, if any.
-pub fn captured_id(ids: &IdMap, m: Move) -> Option<PieceId> {
-    match m {
-        Move::Normal {
-            to,
-            capture: Some(_),
-            ..
-        } => Some(ids[to as usize]),
-        Move::EnPassant { from, to } => {
-            Some(ids[Square::from_coords(to.file(), from.rank()) as usize])
-        }
-        _ => None,
-    }
 }
 
 /// The same move but for the promotion piece.

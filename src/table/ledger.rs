@@ -315,7 +315,6 @@ fn judge_history(
             _ => true,
         })
         .collect();
-    let moved_id = moved_piece(ids, m);
     let king_rook = castle_pieces(ids, m);
 
     // 4.4.2: castling begun with the rook.
@@ -341,10 +340,10 @@ fn judge_history(
     }
 
     let mut out = Vec::new();
-    if let Some(f) = touch_move(turn, &real, pos, ids, m, moved_id, mover, cfg) {
+    if let Some(f) = touch_move(turn, &real, pos, ids, m, mover, cfg) {
         out.push(f);
     }
-    if let Some(f) = release(turn, &real, ids, after, mover, cfg) {
+    if let Some(f) = release(turn, &real, after, cfg) {
         out.push(f);
     }
     out
@@ -386,10 +385,6 @@ fn square_of(ids: &IdMap, id: PieceId) -> Option<Square> {
         .map(|i| Square::new(i as u32))
 }
 
-fn moved_piece(ids: &IdMap, m: Move) -> Option<PieceId> {
-    m.from().map(|f| ids[f as usize]).filter(|&i| i != EMPTY)
-}
-
 fn castle_pieces(ids: &IdMap, m: Move) -> Option<(PieceId, PieceId)> {
     match m {
         Move::Castle { king, rook } => Some((ids[king as usize], ids[rook as usize])),
@@ -417,7 +412,6 @@ fn touch_move(
     pos: &Chess,
     ids: &IdMap,
     m: Move,
-    moved_id: Option<PieceId>,
     mover: Color,
     cfg: Judge,
 ) -> Option<Finding> {
@@ -518,7 +512,6 @@ fn touch_move(
     if ok {
         return None;
     }
-    let _ = moved_id;
     let touch = order
         .iter()
         .find(|(_, s, _)| *s == culprit)
@@ -539,15 +532,7 @@ fn touch_move(
     })
 }
 
-fn release(
-    turn: &Ledger,
-    real: &[Touch],
-    ids: &IdMap,
-    after: &IdMap,
-    mover: Color,
-    cfg: Judge,
-) -> Option<Finding> {
-    let _ = (ids, mover);
+fn release(turn: &Ledger, real: &[Touch], after: &IdMap, cfg: Judge) -> Option<Finding> {
     for t in real {
         let Some((sq, placed_at, entry)) = t.placed else {
             continue;

@@ -160,6 +160,18 @@ impl Hyps {
         }
     }
 
+    /// Forgets pieces that left the game from every hand; hypotheses that
+    /// thereby become the same are kept once.
+    pub fn drop_from_hands(&mut self, ids: u32) {
+        let all = std::mem::take(&mut self.0);
+        for mut h in all {
+            h.drop_from_hand(ids);
+            if !self.0.contains(&h) {
+                self.0.push(h);
+            }
+        }
+    }
+
     pub fn retain(&mut self, f: impl FnMut(&Phys) -> bool) {
         self.0.retain(f)
     }

@@ -133,15 +133,12 @@ impl Table {
             );
         }
         // Go through the buffer again as if live, on the explained board.
-        let boxed_before = self.boxed_ids();
         for (item, mut state) in items.iter().zip(trace.states) {
             if !self.playing() {
                 return;
             }
-            let boxed = self.boxed_ids() & !boxed_before | self.boxed_ids();
-            for h in &mut state.0 {
-                h.drop_from_hand(boxed);
-            }
+            // Pieces captured by moves completed meanwhile are in no hand.
+            state.drop_from_hands(self.boxed_ids());
             match *item {
                 Item::Press {
                     side,
@@ -154,7 +151,7 @@ impl Table {
                         Color::White => white_ms,
                         Color::Black => black_ms,
                     });
-                    self.judge_buffered_press(side, pt, clock, confirmed, &items);
+                    self.judge_buffered_press(side, pt, clock, confirmed);
                 }
                 Item::Lift(_, it) | Item::Place(_, _, it) => {
                     self.hyps = state;
