@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use shakmaty::Color;
-use touchmove::verdict::{analyse, flag_verdict, parse_fen};
+use touchmove::verdict::{analyse, flag_verdict, is_dead_fast, parse_fen};
 
 const POSITIONS: &[(&str, &str)] = &[
     (
@@ -32,6 +32,9 @@ fn bench(c: &mut Criterion) {
     for (name, fen) in POSITIONS {
         let pos = parse_fen(fen).expect("benchmark FEN");
         g.bench_function(format!("analyse/{name}"), |b| b.iter(|| analyse(&pos)));
+        g.bench_function(format!("dead-fast/{name}"), |b| {
+            b.iter(|| is_dead_fast(&pos))
+        });
         g.bench_function(format!("flag/{name}"), |b| {
             b.iter(|| flag_verdict(&pos, Color::White))
         });

@@ -145,6 +145,17 @@ struct JsonAlert<'a> {
     squares: Vec<String>,
     t_ms: u64,
     detail: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claim: Option<JsonClaim>,
+}
+
+/// The opponent's claim window of an Article 4 alert (2023 4.8 / 2001 4.6).
+#[derive(Serialize)]
+struct JsonClaim {
+    claimant: &'static str,
+    opened_ms: u64,
+    /// When the claimant first touched a piece; `null`: still open.
+    closed_ms: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -174,18 +185,27 @@ impl Replay {
                     kind: a.kind.name(),
                     article: a.article,
                     severity: a.severity(),
-                    side: a.side.map(|c| match c {
-                        shakmaty::Color::White => "white",
-                        shakmaty::Color::Black => "black",
-                    }),
+                    side: a.side.map(side_name),
                     squares: a.squares.iter().map(|s| s.to_string()).collect(),
                     t_ms: a.t_ms,
                     detail: &a.detail,
+                    claim: a.claim.map(|w| JsonClaim {
+                        claimant: side_name(w.claimant),
+                        opened_ms: w.opened_ms,
+                        closed_ms: w.closed_ms,
+                    }),
                 })
                 .collect(),
             pgn: &self.pgn,
             warnings: &self.warnings,
         };
         serde_json::to_string(&doc).expect("plain data serialises")
+    }
+}
+
+fn side_name(c: shakmaty::Color) -> &'static str {
+    match c {
+        shakmaty::Color::White => "white",
+        shakmaty::Color::Black => "black",
     }
 }

@@ -171,6 +171,28 @@ pub fn flag_verdict(pos: &Chess, flagged: Color) -> FlagVerdict {
     FlagVerdict::against(&winnability(pos, flagged.other()))
 }
 
+/// Article 5.2.2 as the table checks it after every move: `true` only if
+/// the position is *proved* dead (neither side can checkmate by any series
+/// of legal moves), by the solver's quick, incomplete test: bare kings and
+/// the other insufficient-material cases, same-coloured bishops, and
+/// blocked pawn walls that no piece can get through.
+///
+/// Why not [`analyse`]: the full search can take seconds on rare positions,
+/// and the table checks every move while device lines wait. The quick test
+/// never calls a live position dead; a dead position it cannot prove is
+/// left to the arbiter (and to `touchmove verdict`), as it is today at
+/// every board without touchmove.
+pub fn is_dead_fast(pos: &Chess) -> bool {
+    let Some(board) = to_board(pos) else {
+        return false;
+    };
+    let proved = catch_unwind(AssertUnwindSafe(|| {
+        chasolver::is_unwinnable_fast(&board, chess::Color::White)
+            && chasolver::is_unwinnable_fast(&board, chess::Color::Black)
+    }));
+    proved.unwrap_or(false)
+}
+
 /// Parses a standard-chess FEN, saying what is wrong with it otherwise.
 ///
 /// Refused: malformed FENs, and positions the rules of movement cannot work

@@ -27,6 +27,7 @@
 //! | `expect alert 3 illegal-move` | an alert of that kind at that ply |
 //! | `expect alert 3 touch-move 4.3.1` | … citing that article |
 //! | `expect no alert illegal-move` | no alert of that kind so far |
+//! | `expect claim 1 touch-move open` | that alert's claim window (4.8) is still open / `closed` |
 //! | `expect result 1-0` | the result |
 
 use std::path::Path;
@@ -347,6 +348,30 @@ fn run_scenario(path: &Path) {
                 });
                 if !found {
                     h.fail(n, format!("expected alert {kind} {article:?} at ply {ply}"));
+                }
+            }
+            ["expect", "claim", ply, kind, state] => {
+                let ply: u32 = ply.parse().expect("ply");
+                let alert = h
+                    .table
+                    .alerts()
+                    .iter()
+                    .find(|a| a.ply == ply && a.kind.name() == *kind)
+                    .cloned();
+                let Some(alert) = alert else {
+                    h.fail(n, format!("no alert {kind} at ply {ply}"));
+                };
+                let Some(w) = alert.claim else {
+                    h.fail(n, format!("alert {kind} at ply {ply} has no claim window"));
+                };
+                let open = w.closed_ms.is_none();
+                match *state {
+                    "open" if !open => {
+                        h.fail(n, format!("claim window closed at {:?}", w.closed_ms))
+                    }
+                    "closed" if open => h.fail(n, "claim window still open".into()),
+                    "open" | "closed" => {}
+                    other => panic!("{file}:{n}: claim state {other:?} (open or closed)"),
                 }
             }
             ["expect", "no", "alert", kind] => {

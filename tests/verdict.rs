@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Position};
 use touchmove::verdict::{
-    analyse, analyse_fen, flag_verdict, parse_fen, FlagVerdict, Verdict, VerdictError, Winnability,
+    analyse, analyse_fen, flag_verdict, is_dead_fast, parse_fen, FlagVerdict, Verdict,
+    VerdictError, Winnability,
 };
 
 const LAWS_EXAMPLE: &str = "8/8/8/8/8/1pp5/1kp5/Q3K3 b - - 0 1";
@@ -449,4 +450,52 @@ fn every_labelled_position_agrees() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The table's quick Article 5.2.2 test must never end a live game: on
+/// every labelled position, `is_dead_fast` may only say dead where the
+/// label says neither side can mate. It should also find most of the dead
+/// ones, in microseconds.
+#[test]
+#[ignore = "reads ../shared/data/unwinnability"]
+fn the_quick_dead_position_test_never_ends_a_live_game() {
+    for name in ["positions.txt", "lichess.txt"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/data/unwinnability")
+            .join(name);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (mut dead, mut found, mut wrong) = (0, 0, Vec::new());
+        let mut times = Vec::new();
+        for line in text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            let (code, fen) = line.split_at(2);
+            let Ok(pos) = parse_fen(fen) else { continue };
+            let start = Instant::now();
+            let said = is_dead_fast(&pos);
+            times.push(start.elapsed());
+            let labelled_dead = code == "--";
+            dead += labelled_dead as usize;
+            found += (said && labelled_dead) as usize;
+            if said && !labelled_dead {
+                wrong.push(line.to_string());
+            }
+        }
+        times.sort();
+        println!(
+            "{name}: quick test finds {found} of {dead} dead positions; median {:?}, worst {:?}",
+            times[times.len() / 2],
+            times[times.len() - 1]
+        );
+        assert!(
+            wrong.is_empty(),
+            "{name}: live positions called dead: {wrong:?}"
+        );
+        assert!(
+            found > 0,
+            "{name}: the quick test found no dead position at all"
+        );
+    }
 }

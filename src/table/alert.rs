@@ -114,6 +114,23 @@ pub struct Alert {
     pub t_ms: u64,
     /// The evidence in words.
     pub detail: String,
+    /// For Article 4 findings: the opponent's right to claim, which lapses
+    /// when the opponent touches a piece (2023 4.8 / 2001 4.6).
+    pub claim: Option<ClaimWindow>,
+}
+
+/// The opponent's window to claim an Article 4 violation (2023 4.8, 2001
+/// 4.6): open from the offending move until the claimant first deliberately
+/// touches a piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimWindow {
+    /// Who may claim: the offender's opponent.
+    pub claimant: Color,
+    /// Host time at which the offending move stood on the board.
+    pub opened_ms: u64,
+    /// Host time of the claimant's first touch after it; `None` while the
+    /// window is still open.
+    pub closed_ms: Option<u64>,
 }
 
 impl Alert {

@@ -8,7 +8,9 @@ use super::game::{self, same_but_promotion, Line};
 use super::ledger::{self, Finding, Judge, Ledger};
 use super::phys::{self, Hyps, IdMap, PieceId};
 use super::reading::{read_all, Reading};
-use super::{color_name, Alert, AlertKind, Completion, Effect, End, MoveRecord, PlyInfo, Table};
+use super::{
+    color_name, Alert, AlertKind, ClaimWindow, Completion, Effect, End, MoveRecord, PlyInfo, Table,
+};
 use crate::laws::Penalty;
 use crate::wire::ClockCommand;
 
@@ -120,7 +122,9 @@ impl Table {
             let ends = readings
                 .iter()
                 .filter(|r| r.len() == 1 && r.maps[0] == same)
-                .all(|r| game::end_of(&self.lines[r.line].play(r.moves[0])).is_some())
+                .all(|r| {
+                    game::end_of(&self.lines[r.line].play(r.moves[0]), self.cfg.laws).is_some()
+                })
                 && self
                     .lines
                     .iter()
@@ -165,6 +169,7 @@ impl Table {
                     k,
                     AlertKind::Checkmate
                         | AlertKind::Stalemate
+                        | AlertKind::DeadPosition
                         | AlertKind::Fivefold
                         | AlertKind::SeventyFive
                 )
@@ -296,8 +301,9 @@ impl Table {
                 completed_by: how,
             }));
             let raised: Vec<AlertKind> = findings.iter().map(|f| f.kind).collect();
+            let made_at = turn.entries.last().map_or(t, |e| e.t);
             for f in findings {
-                self.raise_finding(ply, t, mover, f);
+                self.raise_finding(ply, t, made_at, mover, f);
             }
             let open = per_line
                 .iter()
@@ -306,6 +312,7 @@ impl Table {
                 self.pending.push(PendingFinding {
                     ply,
                     t,
+                    made_at,
                     side: mover,
                     per_line,
                     raised,
@@ -361,7 +368,8 @@ impl Table {
     }
 
     pub(super) fn check_end(&mut self, t: u64) {
-        let ends: Vec<Option<End>> = self.lines.iter().map(game::end_of).collect();
+        let laws = self.cfg.laws;
+        let ends: Vec<Option<End>> = self.lines.iter().map(|l| game::end_of(l, laws)).collect();
         let Some(end) = ends[0] else { return };
         // A promotion hypothesis may still play on: the game ends as the
         // preferred one says, until a further move shows otherwise.
@@ -373,6 +381,11 @@ impl Table {
                 format!("{} is checkmated", color_name(!winner)),
             ),
             End::Stalemate => (AlertKind::Stalemate, "stalemate".to_string()),
+            End::Dead => (
+                AlertKind::DeadPosition,
+                "dead position: neither side can checkmate by any series of legal moves"
+                    .to_string(),
+            ),
             End::Fivefold => (
                 AlertKind::Fivefold,
                 "the same position has stood five times".to_string(),
@@ -384,7 +397,7 @@ impl Table {
             End::IllegalMoves { .. } | End::Flag { .. } => return,
         };
         self.end = Some(end);
-        self.alerts.push(Alert {
+        self.push_alert(Alert {
             ply,
             kind,
             article: self.cfg.laws.article(kind),
@@ -392,9 +405,8 @@ impl Table {
             squares: vec![],
             t_ms: t,
             detail,
+            claim: None,
         });
-        self.out
-            .push(Effect::Alert(self.alerts.last().expect("pushed").clone()));
         self.out.push(Effect::GameOver {
             result: end.result(),
             end,
@@ -421,7 +433,7 @@ impl Table {
         squares: Vec<Square>,
         detail: String,
     ) {
-        let a = Alert {
+        self.push_alert(Alert {
             ply,
             kind,
             article: self.cfg.laws.article(kind),
@@ -429,7 +441,11 @@ impl Table {
             squares,
             t_ms: t,
             detail,
-        };
+            claim: None,
+        });
+    }
+
+    fn push_alert(&mut self, a: Alert) {
         self.alerts.push(a.clone());
         self.out.push(Effect::Alert(a));
     }
@@ -526,19 +542,58 @@ impl Table {
                     .all(|fs| fs.iter().any(|g| g.kind == f.kind));
                 if everywhere && !p.raised.contains(&f.kind) {
                     p.raised.push(f.kind);
-                    now.push((p.ply, p.t, p.side, f.clone()));
+                    now.push((p.ply, p.t, p.made_at, p.side, f.clone()));
                 }
             }
             surviving.len() > 1
         });
-        for (ply, t, side, f) in now {
-            self.raise_finding(ply, t, side, f);
+        for (ply, t, made_at, side, f) in now {
+            self.raise_finding(ply, t, made_at, side, f);
         }
     }
 
-    fn raise_finding(&mut self, ply: u32, t: u64, side: Color, f: Finding) {
-        self.raise_at(ply, t, f.kind, Some(side), f.squares, f.detail);
-        self.set_article(f.article);
+    /// Raises an Article 4 finding about `side`'s move, which stood on the
+    /// board at `made_at`: the opponent's claim window opens there.
+    fn raise_finding(&mut self, ply: u32, t: u64, made_at: u64, side: Color, f: Finding) {
+        self.push_alert(Alert {
+            ply,
+            kind: f.kind,
+            article: Some(f.article),
+            side: Some(side),
+            squares: f.squares,
+            t_ms: t,
+            detail: f.detail,
+            claim: Some(ClaimWindow {
+                claimant: !side,
+                opened_ms: made_at,
+                closed_ms: None,
+            }),
+        });
+        // The claimant may have touched a piece already (without a clock
+        // the reply completes the move).
+        self.close_claims(t);
+    }
+
+    /// Closes the claim windows of Article 4 alerts whose claimant has
+    /// touched a piece since (2023 4.8 / 2001 4.6).
+    pub(super) fn close_claims(&mut self, now: u64) {
+        for a in self.alerts.iter_mut() {
+            let Some(w) = a.claim.as_mut() else { continue };
+            if w.closed_ms.is_some() {
+                continue;
+            }
+            let touch =
+                self.touches
+                    .first_touch(w.claimant, w.opened_ms, now, self.cfg.touch_min_ms);
+            if let Some(at) = touch {
+                w.closed_ms = Some(at);
+                self.out.push(Effect::ClaimClosed {
+                    ply: a.ply,
+                    kind: a.kind,
+                    closed_ms: at,
+                });
+            }
+        }
     }
 
     /// A piece of `side` that stands elsewhere than in the game position
@@ -643,7 +698,18 @@ impl Table {
         }
         self.odd_since = None;
         let occ = self.tracked_occupancy().unwrap_or(shakmaty::Bitboard(0));
-        let mask = occ ^ self.lines[0].pos.board().occupied();
+        // Squares to restore: against the game position, or against a legal
+        // move that still stands on the board if that leaves fewer (without
+        // a clock the last move is only provisional: a reply knocked astray
+        // must not make the arbiter undo it).
+        let line = &self.lines[0];
+        let mut mask = occ ^ line.pos.board().occupied();
+        for s in &line.succ {
+            let after = occ ^ s.pos.board().occupied();
+            if after.count() < mask.count() {
+                mask = after;
+            }
+        }
         let squares: Vec<Square> = mask.into_iter().collect();
         let names: Vec<String> = squares.iter().map(|s| s.to_string()).collect();
         self.raise(
@@ -729,7 +795,9 @@ impl Table {
         let side = line.pos.turn();
         let reps = line.repetitions();
         let halfmoves = line.pos.halfmoves();
-        if (3..5).contains(&reps) {
+        // Under the 2023 Laws the fifth time ends the game before this; under
+        // 2001 every further repetition is a new chance to claim.
+        if reps >= 3 {
             self.raise(
                 t,
                 AlertKind::RepetitionClaimable,
@@ -741,7 +809,14 @@ impl Table {
                 ),
             );
         }
-        if halfmoves == 100 || halfmoves == 101 {
+        // Once per side and per run of moves without a capture or a pawn
+        // move: the claim stays open until such a move (and, under 2001, with
+        // no 75-move end, for as long as the run lasts).
+        let run_start = self.ply().saturating_sub(halfmoves);
+        let told = self.alerts.iter().any(|a| {
+            a.kind == AlertKind::FiftyClaimable && a.side == Some(side) && a.ply > run_start
+        });
+        if halfmoves >= 100 && !told {
             self.raise(
                 t,
                 AlertKind::FiftyClaimable,
@@ -802,6 +877,11 @@ impl Table {
                         vec![],
                         format!("{} pressed the clock with no move made", color_name(side)),
                     );
+                    // 2023 7.5.4 makes it an illegal move, penalised as one
+                    // (7.5.5); the 2001 Laws do not.
+                    if self.cfg.laws == crate::laws::Edition::Fide2023 {
+                        self.penalise(side, pt);
+                    }
                 }
             }
             PressVerdict::Unexplained => {
@@ -862,6 +942,7 @@ pub(super) type PerLine = Vec<(Vec<Move>, Vec<Finding>)>;
 pub(super) struct PendingFinding {
     ply: u32,
     t: u64,
+    made_at: u64,
     side: Color,
     per_line: PerLine,
     raised: Vec<AlertKind>,

@@ -14,6 +14,7 @@ use shakmaty::{
 };
 
 use super::phys::{IdMap, EMPTY};
+use crate::laws::Edition;
 
 /// A legal move from a line's position, with what follows from it.
 #[derive(Debug, Clone)]
@@ -166,6 +167,8 @@ pub enum End {
         winner: Color,
     },
     Stalemate,
+    /// Article 5.2.2: neither side can checkmate any more.
+    Dead,
     Fivefold,
     SeventyFive,
     /// Lost by completed illegal moves; `winner` is `None` when the
@@ -207,8 +210,13 @@ impl End {
 }
 
 /// Whether the position a line has reached ends the game by itself
-/// (Articles 5.1.1, 5.2.1, 9.6.1, 9.6.2).
-pub fn end_of(line: &Line) -> Option<End> {
+/// (Articles 5.1.1, 5.2.1, 5.2.2, and under the 2023 Laws 9.6.1, 9.6.2:
+/// the 2001 Laws have no automatic draw by repetition or move count).
+/// A dead position is found by the solver's quick test
+/// ([`crate::verdict::is_dead_fast`]), asked only once no pawn can move:
+/// while one can, the quick test rarely proves anything and can take
+/// seconds on constructed positions.
+pub fn end_of(line: &Line, laws: Edition) -> Option<End> {
     if line.pos.is_checkmate() {
         return Some(End::Checkmate {
             winner: !line.pos.turn(),
@@ -217,6 +225,12 @@ pub fn end_of(line: &Line) -> Option<End> {
     if line.pos.is_stalemate() {
         return Some(End::Stalemate);
     }
+    if !pawn_can_move(&line.pos) && crate::verdict::is_dead_fast(&line.pos) {
+        return Some(End::Dead);
+    }
+    if laws == Edition::Fide2001 {
+        return None;
+    }
     if line.repetitions() >= 5 {
         return Some(End::Fivefold);
     }
@@ -224,6 +238,21 @@ pub fn end_of(line: &Line) -> Option<End> {
         return Some(End::SeventyFive);
     }
     None
+}
+
+/// Whether some pawn can still advance or capture (ignoring pins and en
+/// passant: only a screen).
+fn pawn_can_move(pos: &Chess) -> bool {
+    let board = pos.board();
+    board.pawns().into_iter().any(|sq| {
+        let colour = board.color_at(sq).expect("a pawn has a colour");
+        let ahead = match colour {
+            Color::White => sq.offset(8),
+            Color::Black => sq.offset(-8),
+        };
+        ahead.is_some_and(|a| !board.occupied().contains(a))
+            || shakmaty::attacks::pawn_attacks(colour, sq).intersects(board.by_color(!colour))
+    })
 }
 
 /// The identities of the pieces in the initial position: id `i` is the

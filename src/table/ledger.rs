@@ -608,6 +608,51 @@ fn move_text(m: Move) -> String {
     }
 }
 
+/// Every lift and placement the table has followed, with whose clock ran:
+/// the record that says when a claim window (2023 4.8 / 2001 4.6) closed.
+#[derive(Debug, Clone, Default)]
+pub struct TouchLog {
+    notes: Vec<(u64, Kind, Square, Option<Color>, bool)>,
+}
+
+impl TouchLog {
+    pub fn record(&mut self, e: &Entry) {
+        if e.kind != Kind::Unseen {
+            self.notes.push((e.t, e.kind, e.sq, e.running, e.clock));
+        }
+    }
+
+    /// The time of `claimant`'s first touch after `after` (ms), as far as
+    /// the board has told by `now`: a lift by the player whose clock ran
+    /// (with no clock, any lift after the offending move: the offender's
+    /// turn was over) that lasted at least `touch_min_ms`. While the clock
+    /// is stopped lifts are corrections, not touches.
+    pub fn first_touch(
+        &self,
+        claimant: Color,
+        after: u64,
+        now: u64,
+        touch_min_ms: u64,
+    ) -> Option<u64> {
+        let start = self.notes.partition_point(|n| n.0 <= after);
+        for (i, &(t, kind, sq, running, clock)) in self.notes.iter().enumerate().skip(start) {
+            if kind != Kind::Lift || (clock && running != Some(claimant)) {
+                continue;
+            }
+            let back = self.notes[i + 1..].iter().find(|n| n.2 == sq);
+            let lasted = match back {
+                Some(&(tb, Kind::Place, ..)) => tb - t >= touch_min_ms,
+                Some(_) => true,
+                None => now.saturating_sub(t) >= touch_min_ms,
+            };
+            if lasted {
+                return Some(t);
+            }
+        }
+        None
+    }
+}
+
 /// Host time as `h:mm:ss.mmm`.
 pub fn clock_time(ms: u64) -> String {
     let s = ms / 1000;

@@ -31,7 +31,7 @@ mod trust;
 
 use shakmaty::{Bitboard, Chess, Color, Position, Role};
 
-pub use alert::{Alert, AlertKind, Severity};
+pub use alert::{Alert, AlertKind, ClaimWindow, Severity};
 pub use completion::ClaimCheck;
 pub use event::Event;
 pub use game::End;
@@ -105,6 +105,13 @@ pub enum Effect {
         san: String,
     },
     Alert(Alert),
+    /// The claimant touched a piece: the claim window of the Article 4
+    /// alert raised at `ply` of `kind` closed at `closed_ms`.
+    ClaimClosed {
+        ply: u32,
+        kind: AlertKind,
+        closed_ms: u64,
+    },
     /// The game ended on the board.
     GameOver {
         result: &'static str,
@@ -229,6 +236,8 @@ pub struct Table {
     shadow: Option<Shadow>,
     /// Article 4: the events of the turn being made.
     ledger: Ledger,
+    /// Every board event followed, for the claim windows (4.8 / 4.6).
+    touches: ledger::TouchLog,
     /// Article 4 findings waiting for a promotion piece to be known.
     pending: Vec<PendingFinding>,
     /// The pieces' whereabouts were explained after lines were lost, not
@@ -290,6 +299,7 @@ impl Table {
             seen: Vec::new(),
             shadow: None,
             ledger: Ledger::default(),
+            touches: ledger::TouchLog::default(),
             pending: Vec::new(),
             illegal_moves: [0, 0],
             odd_since: None,
@@ -314,6 +324,7 @@ impl Table {
         } else {
             self.after_end(ev);
         }
+        self.close_claims(t);
         std::mem::take(&mut self.out)
     }
 
@@ -321,6 +332,7 @@ impl Table {
     /// the next line's time).
     pub fn tick(&mut self, t: u64) -> Vec<Effect> {
         self.advance(t);
+        self.close_claims(t);
         std::mem::take(&mut self.out)
     }
 
@@ -343,6 +355,7 @@ impl Table {
                 }
             }
         }
+        self.close_claims(t);
         std::mem::take(&mut self.out)
     }
 
@@ -437,6 +450,7 @@ impl Table {
             after: self.hyps.clone(),
             reads: Vec::new(),
         };
+        self.touches.record(&entry);
         self.ledger.push(entry);
     }
 

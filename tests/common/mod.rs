@@ -78,7 +78,9 @@ pub fn alert_mismatch(rec: &Recording, r: &Replay, kinds: &[&str]) -> Option<Str
     (want != got).then(|| format!("{}: alerts differ: expected {want:?}, got {got:?}", r.file))
 }
 
-/// The result the board can show: a mate or stalemate at the end of the
+/// The result the board can show: a mate, a stalemate, or bare material
+/// that cannot mate (the simple dead positions, judged here by shakmaty's
+/// material count, independent of the table's solver) at the end of the
 /// expected moves, else `*`.
 pub fn board_result(rec: &Recording) -> &'static str {
     let mut pos = Chess::default();
@@ -92,7 +94,7 @@ pub fn board_result(rec: &Recording) -> &'static str {
         } else {
             "1-0"
         }
-    } else if pos.is_stalemate() {
+    } else if pos.is_stalemate() || pos.is_insufficient_material() {
         "1/2-1/2"
     } else {
         "*"
