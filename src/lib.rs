@@ -7,12 +7,14 @@
 //! for the demo and for tests.
 
 pub mod cli;
+pub mod config;
 pub mod demo;
 pub mod laws;
 pub mod link;
 pub mod pgn;
 pub mod replay;
 pub mod sim;
+pub mod store;
 pub mod table;
 pub mod verdict;
 pub mod wire;

@@ -42,4 +42,12 @@ pub enum Event {
     },
     /// A flag fell.
     Flag { side: Color },
+    /// The host lost a device (an unplug: its serial port read EOF or
+    /// failed). `board` false: the clock.
+    DeviceLost { board: bool },
+    /// The host opened a device (at start, or again after a loss) and asked
+    /// it to identify itself and, for a board, for a snapshot: its hello is
+    /// a reply, not a restart, and the board is read again from the
+    /// snapshot.
+    DeviceOpened { board: bool },
 }

@@ -254,6 +254,9 @@ pub struct Table {
     /// What a board that senses identity said stands on each square.
     identified: [Option<Role>; 64],
     board_hellos: u32,
+    /// The host has asked the board to identify itself: its next hello is
+    /// the reply.
+    hello_asked: bool,
     lost_lines: u64,
     out: Vec<Effect>,
 }
@@ -307,6 +310,7 @@ impl Table {
             running_log: Vec::new(),
             identified: [None; 64],
             board_hellos: 0,
+            hello_asked: false,
             lost_lines: 0,
             out: Vec::new(),
         }
@@ -471,7 +475,9 @@ impl Table {
         match ev {
             Event::BoardHello { .. } => {
                 self.board_hellos += 1;
-                if self.board_hellos > 1 {
+                if std::mem::take(&mut self.hello_asked) {
+                    // The reply to the host's `I`.
+                } else if self.board_hellos > 1 {
                     self.raise(
                         t,
                         AlertKind::BoardReset,
@@ -504,6 +510,24 @@ impl Table {
                 self.clock.present = true;
             }
             Event::ClockLost => {}
+            Event::DeviceLost { board } => {
+                let detail = if board {
+                    "the board's serial device was lost (unplugged?); the board is read again from its snapshot when it is back"
+                } else {
+                    "the clock's serial device was lost (unplugged?); presses made meanwhile are not seen, moves still complete when the reply is made"
+                };
+                self.raise(t, AlertKind::DeviceLost, None, vec![], detail.into());
+                if board {
+                    // Nothing on the board can be displaced while it is away.
+                    self.go_lost(None, t);
+                }
+            }
+            Event::DeviceOpened { board } => {
+                if board {
+                    self.hello_asked = true;
+                    self.go_lost(None, t);
+                }
+            }
             Event::Press {
                 side,
                 white_ms,
