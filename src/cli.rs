@@ -47,6 +47,50 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The daemon: every configured table's board and clock, stored in SQLite.
+    Run {
+        /// The config file.
+        #[arg(long, default_value = crate::config::DEFAULT_PATH)]
+        config: PathBuf,
+    },
+    /// Check a config file and say precisely what is wrong with it.
+    CheckConfig {
+        /// The config file.
+        #[arg(default_value = crate::config::DEFAULT_PATH)]
+        file: PathBuf,
+    },
+    /// Write the stored games out.
+    #[command(group(clap::ArgGroup::new("what").required(true).args(["pgn", "livechess"])))]
+    #[command(group(clap::ArgGroup::new("from").args(["config", "db"])))]
+    Export {
+        /// The config whose database to read.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The database file to read.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Only this round.
+        #[arg(long)]
+        round: Option<u32>,
+        /// All games as PGN on standard output.
+        #[arg(long)]
+        pgn: bool,
+        /// LiveChess round folders under this directory.
+        #[arg(long, value_name = "DIR")]
+        livechess: Option<PathBuf>,
+    },
+    /// Record a live table's serial traffic to a TMREC file (until Ctrl-C).
+    Record {
+        /// The board's serial device.
+        #[arg(long)]
+        board: PathBuf,
+        /// The clock's serial device.
+        #[arg(long)]
+        clock: Option<PathBuf>,
+        /// The recording to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Article 6.9 / 5.2.2: can White checkmate, can Black, is the position dead.
     Verdict {
         /// Positions in FEN, quoted or not. With none, FENs are read from
@@ -89,6 +133,120 @@ pub fn main() -> ExitCode {
         } => run_replay(&files, laws, category, json),
         Command::Demo { speed } => crate::demo::run(speed),
         Command::Verdict { fens, json, time } => run_verdict(&fens, json, time),
+        Command::Run { config } => run_daemon(&config),
+        Command::CheckConfig { file } => check_config(&file),
+        Command::Export {
+            config,
+            db,
+            round,
+            pgn,
+            livechess,
+        } => run_export(config, db, round, pgn, livechess),
+        Command::Record {
+            board,
+            clock,
+            output,
+        } => match crate::record::record(&board, clock.as_deref(), &output, None) {
+            Ok(n) => {
+                eprintln!("{}: {n} device lines recorded", output.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+fn run_daemon(path: &std::path::Path) -> ExitCode {
+    let config = match crate::config::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    tracing::info!(
+        "touchmove {}: {} tables, round {}, database {}",
+        env!("CARGO_PKG_VERSION"),
+        config.tables.len(),
+        config.round,
+        config.database().display()
+    );
+    match crate::daemon::run(&config, crate::daemon::Hooks::default()) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check_config(path: &std::path::Path) -> ExitCode {
+    match crate::config::load(path) {
+        Ok(c) => {
+            println!(
+                "{}: ok ({} tables, round {}, {} {}, database {})",
+                path.display(),
+                c.tables.len(),
+                c.round,
+                c.table.laws.name(),
+                c.table.category.name(),
+                c.database().display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_export(
+    config: Option<PathBuf>,
+    db: Option<PathBuf>,
+    round: Option<u32>,
+    pgn: bool,
+    livechess: Option<PathBuf>,
+) -> ExitCode {
+    let (db, tournament) = match (config, db) {
+        (_, Some(db)) => (db, "touchmove".to_string()),
+        (config, None) => {
+            let path = config.unwrap_or_else(|| PathBuf::from(crate::config::DEFAULT_PATH));
+            match crate::config::load(&path) {
+                Ok(c) => (c.database(), c.tournament),
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    };
+    let store = match crate::store::Store::open_existing(&db) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let done = if pgn {
+        crate::export::pgn(&store, round).map(|text| {
+            print!("{text}");
+        })
+    } else {
+        let dir = livechess.expect("clap requires --pgn or --livechess");
+        crate::export::livechess(&store, &dir, &tournament, round).map(|files| {
+            eprintln!("{}: {} files written", dir.display(), files.len());
+        })
+    };
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -8,10 +8,13 @@
 
 pub mod cli;
 pub mod config;
+pub mod daemon;
 pub mod demo;
+pub mod export;
 pub mod laws;
 pub mod link;
 pub mod pgn;
+pub mod record;
 pub mod replay;
 pub mod sim;
 pub mod store;

@@ -21,6 +21,7 @@ pub mod games;
 mod devices;
 mod movetext;
 mod person;
+pub mod pty;
 mod rng;
 
 use shakmaty::san::SanPlus;

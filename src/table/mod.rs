@@ -476,8 +476,11 @@ impl Table {
             Event::BoardHello { .. } => {
                 self.board_hellos += 1;
                 if std::mem::take(&mut self.hello_asked) {
-                    // The reply to the host's `I`.
-                } else if self.board_hellos > 1 {
+                    // The reply to the host's `I`, not a restart: the
+                    // snapshot asked for with it settles the board.
+                    return;
+                }
+                if self.board_hellos > 1 {
                     self.raise(
                         t,
                         AlertKind::BoardReset,
@@ -525,7 +528,13 @@ impl Table {
             Event::DeviceOpened { board } => {
                 if board {
                     self.hello_asked = true;
-                    self.go_lost(None, t);
+                    // Lines may have gone unread while the port was closed
+                    // (the host restarted, the board was replugged): what
+                    // follows is judged against the snapshot asked for now.
+                    if matches!(self.mode, Mode::Trusted) && self.board_hellos > 0 {
+                        let anchor = self.hyps.clone();
+                        self.start_buffering(anchor, Vec::new());
+                    }
                 }
             }
             Event::Press {
