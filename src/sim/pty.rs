@@ -49,6 +49,8 @@ struct Shared {
     stop: AtomicBool,
     /// Recording lines written so far.
     written: AtomicUsize,
+    /// The last of them, as written.
+    last: Mutex<Option<String>>,
     /// Lines the playback may write (tests hold it back to act between).
     gate: AtomicUsize,
     serial: String,
@@ -94,6 +96,7 @@ impl PtyTable {
             wake_lock: Mutex::new(()),
             stop: AtomicBool::new(false),
             written: AtomicUsize::new(0),
+            last: Mutex::new(None),
             gate: AtomicUsize::new(usize::MAX),
             serial: serial.to_string(),
             links: links.to_path_buf(),
@@ -127,6 +130,11 @@ impl PtyTable {
     /// Recording lines written so far.
     pub fn written(&self) -> usize {
         self.shared.written.load(Ordering::SeqCst)
+    }
+
+    /// The last recording line written, as written (renumbered).
+    pub fn last_line(&self) -> Option<String> {
+        self.shared.last.lock().expect("last lock").clone()
     }
 
     /// Lets the playback write lines up to (not including) `n`.
@@ -201,6 +209,10 @@ impl Drop for PtyTable {
 /// starts the thread that answers the host's commands.
 fn plug(shared: &Arc<Shared>, board: bool) -> std::io::Result<()> {
     let (master, slave) = TTYPort::pair().map_err(std::io::Error::other)?;
+    // The master is opened without close-on-exec: a daemon started as a
+    // child process would inherit it and keep the port alive after an
+    // unplug.
+    close_on_exec(&master)?;
     let name = slave
         .name()
         .ok_or_else(|| std::io::Error::other("pseudo-terminal without a name"))?;
@@ -209,6 +221,7 @@ fn plug(shared: &Arc<Shared>, board: bool) -> std::io::Result<()> {
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(&name, &link)?;
     let mut reader = master.try_clone_native().map_err(std::io::Error::other)?;
+    close_on_exec(&reader)?;
     let generation = {
         let port = if board { &shared.board } else { &shared.clock };
         let mut p = port.lock().expect("port lock");
@@ -273,6 +286,17 @@ fn first_occupancy(records: &[Record]) -> u64 {
                 .flatten()
         })
         .unwrap_or(0)
+}
+
+fn close_on_exec(port: &TTYPort) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = port.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this port owns, with integer arguments.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Answers one host command, as the device would.
@@ -362,6 +386,7 @@ fn play(sh: &Shared, records: &[Record], speed: f64) {
             if let Some(m) = p.master.as_mut() {
                 let _ = m.write_all(format!("{line}\n").as_bytes());
             }
+            *sh.last.lock().expect("last lock") = Some(line);
         }
         sh.written.fetch_add(1, Ordering::SeqCst);
     }

@@ -1,0 +1,313 @@
+//! The daemon at a table, over real serial I/O: simulated devices on
+//! pseudo-terminals (`touchmove::sim::pty`), `touchmove run` as its own
+//! process with a config file, a real SQLite database read back.
+//!
+//! - a whole game goes through serial ports into SQLite;
+//! - the board (and the clock) unplugged mid-game and plugged back: the
+//!   game goes on and nothing is lost;
+//! - the daemon killed with SIGKILL at two dozen points of a game and
+//!   restarted each time: the final PGN equals an uninterrupted run's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+use touchmove::sim::pty::PtyTable;
+use touchmove::sim::{self, games, SimOptions, Style};
+use touchmove::wire::Record;
+
+/// How much faster than the simulated people the devices play.
+const SPEED: f64 = 100.0;
+
+fn recording(game: usize, seed: u64) -> (Vec<Record>, Vec<String>) {
+    let g = &games::famous_games()[game];
+    let moves = g.moves().unwrap();
+    let opts = SimOptions {
+        style: Style::Human,
+        seed,
+        ..SimOptions::default()
+    };
+    let sans = {
+        use shakmaty::{san::San, Chess, Position};
+        let mut pos = Chess::default();
+        moves
+            .iter()
+            .map(|m| {
+                let s = San::from_move(&pos, *m).to_string();
+                pos.play_unchecked(*m);
+                s
+            })
+            .collect()
+    };
+    (sim::play(&moves, &opts).unwrap(), sans)
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+    config: PathBuf,
+}
+
+impl Setup {
+    fn new(pty: &PtyTable, dir: tempfile::TempDir) -> Setup {
+        let config = dir.path().join("touchmove.toml");
+        let text = format!(
+            "tournament = \"Daemon test\"\nround = 2\nstate_dir = \"{}\"\n\n[[table]]\nboard = 7\ndevice = \"{}\"\nclock = \"{}\"\nwhite = \"Anderssen, Adolf\"\nblack = \"Kieseritzky, Lionel\"\n",
+            dir.path().join("state").display(),
+            pty.board_path().display(),
+            pty.clock_path().display()
+        );
+        std::fs::write(&config, text).unwrap();
+        Setup { dir, config }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("state/touchmove.db")
+    }
+
+    fn start(&self) -> Daemon {
+        let child = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+            .args(["run", "--config"])
+            .arg(&self.config)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(if std::env::var_os("TM_DEBUG").is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
+            .spawn()
+            .expect("touchmove run starts");
+        Daemon(Some(child))
+    }
+}
+
+/// A running `touchmove run`; killed if a test fails before stopping it.
+struct Daemon(Option<Child>);
+
+impl Daemon {
+    fn sigkill(&mut self) {
+        let mut c = self.0.take().expect("running");
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn links() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let links = dir.path().join("dev");
+    std::fs::create_dir_all(&links).unwrap();
+    (dir, links)
+}
+
+fn wait_for(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The database's count of rows matching `sql` (`?1` = `arg`); 0 while the
+/// database is not there yet.
+fn count(db: &Path, sql: &str, arg: &str) -> i64 {
+    let Ok(c) = Connection::open(db) else {
+        return 0;
+    };
+    c.query_row(sql, [arg], |r| r.get(0)).unwrap_or(0)
+}
+
+/// Waits until the device line last written is in the raw log: every line
+/// written so far has been accepted.
+fn wait_accepted(setup: &Setup, pty: &PtyTable) {
+    let db = setup.db();
+    wait_for(
+        "the last line to be stored",
+        Duration::from_secs(30),
+        || {
+            let Some(line) = pty.last_line() else {
+                return true;
+            };
+            count(
+                &db,
+                "SELECT count(*) FROM raw_log WHERE dir = '>' AND line = ?1",
+                &line,
+            ) > 0
+        },
+    );
+}
+
+fn stop(mut daemon: Daemon) {
+    let mut child = daemon.0.take().expect("running");
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    panic!("the daemon did not stop on SIGTERM");
+}
+
+fn stored(db: &Path) -> (Vec<String>, String, String) {
+    let c = Connection::open(db).unwrap();
+    let mut st = c
+        .prepare("SELECT san FROM moves WHERE round = 2 AND board = 7 ORDER BY ply")
+        .unwrap();
+    let moves: Vec<String> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    let (result, pgn) = c
+        .query_row(
+            "SELECT result, pgn FROM games WHERE round = 2 AND board = 7",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    (moves, result, pgn)
+}
+
+fn strip_checks(s: &str) -> String {
+    s.trim_end_matches(['+', '#']).to_string()
+}
+
+/// Plays the whole recording through a daemon that is never interrupted;
+/// returns the stored PGN.
+fn uninterrupted(records: Vec<Record>) -> (Vec<String>, String, String, PathBuf) {
+    let (dir, links) = links();
+    let pty = PtyTable::start(records, SPEED, &links, "TMB-T1").unwrap();
+    let setup = Setup::new(&pty, dir);
+    let child = setup.start();
+    wait_for("the game to be played", Duration::from_secs(120), || {
+        pty.done()
+    });
+    wait_accepted(&setup, &pty);
+    std::thread::sleep(Duration::from_millis(800));
+    stop(child);
+    let (moves, result, pgn) = stored(&setup.db());
+    let db = setup.db();
+    std::mem::forget(setup.dir); // kept for the caller to inspect
+    (moves, result, pgn, db)
+}
+
+#[test]
+fn a_whole_game_goes_through_serial_ports_into_sqlite() {
+    let (records, sans) = recording(0, 11);
+    let device_lines = records.iter().filter(|r| r.line.contains('*')).count();
+    let (moves, result, pgn, db) = uninterrupted(records);
+    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
+    let got: Vec<String> = moves.iter().map(|s| strip_checks(s)).collect();
+    assert_eq!(got, want);
+    assert_eq!(result, games::famous_games()[0].result);
+    assert!(pgn.contains("[Round \"2.7\"]"), "{pgn}");
+    assert!(pgn.contains("[White \"Anderssen, Adolf\"]"), "{pgn}");
+    assert!(pgn.contains("[%clk "), "{pgn}");
+    // Every device line is in the raw log, and the commands sent.
+    let inbound = count(&db, "SELECT count(*) FROM raw_log WHERE dir = ?1", ">");
+    assert!(
+        inbound as usize >= device_lines - 2,
+        "{inbound} lines stored of {device_lines}"
+    );
+    assert!(count(&db, "SELECT count(*) FROM raw_log WHERE dir = ?1", "<") >= 4);
+    let c = Connection::open(&db).unwrap();
+    let mode: String = c
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+}
+
+#[test]
+fn the_board_and_clock_unplugged_mid_game_lose_nothing() {
+    let (records, sans) = recording(1, 12);
+    let (dir, links) = links();
+    let pty = PtyTable::start(records, SPEED, &links, "TMB-T2").unwrap();
+    let setup = Setup::new(&pty, dir);
+    let child = setup.start();
+    let db = setup.db();
+    for (at, board) in [(pty.total / 3, true), (2 * pty.total / 3, false)] {
+        pty.set_gate(at);
+        wait_for("the gate", Duration::from_secs(60), || pty.written() >= at);
+        wait_accepted(&setup, &pty);
+        pty.unplug(board);
+        wait_for("device-lost", Duration::from_secs(10), || {
+            count(
+                &db,
+                "SELECT count(*) FROM raw_log WHERE dir = '!' AND line = ?1",
+                "lost",
+            ) >= if board { 1 } else { 2 }
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        pty.replug(board).unwrap();
+        pty.set_gate(usize::MAX);
+    }
+    wait_for("the game to be played", Duration::from_secs(120), || {
+        pty.done()
+    });
+    wait_accepted(&setup, &pty);
+    std::thread::sleep(Duration::from_millis(800));
+    stop(child);
+    let (moves, _, _) = stored(&db);
+    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
+    let got: Vec<String> = moves.iter().map(|s| strip_checks(s)).collect();
+    assert_eq!(got, want);
+    let lost = count(
+        &db,
+        "SELECT count(*) FROM alerts WHERE kind = ?1",
+        "device-lost",
+    );
+    assert_eq!(lost, 2, "one device-lost alert per unplug");
+}
+
+#[test]
+fn killed_at_two_dozen_points_the_game_comes_out_the_same() {
+    let game = 2;
+    let (records, _) = recording(game, 13);
+    let (want_moves, want_result, want_pgn, _) = uninterrupted(records.clone());
+
+    let (dir, links) = links();
+    let pty = PtyTable::start(records, SPEED, &links, "TMB-T1").unwrap();
+    let setup = Setup::new(&pty, dir);
+    let kills = 24;
+    pty.set_gate(0);
+    let mut child = setup.start();
+    for k in 1..=kills {
+        let at = pty.total * k / (kills + 1);
+        pty.set_gate(at);
+        wait_for("the gate", Duration::from_secs(60), || pty.written() >= at);
+        wait_accepted(&setup, &pty);
+        child.sigkill();
+        child = setup.start();
+    }
+    pty.set_gate(usize::MAX);
+    wait_for("the game to be played", Duration::from_secs(120), || {
+        pty.done()
+    });
+    wait_accepted(&setup, &pty);
+    std::thread::sleep(Duration::from_millis(800));
+    stop(child);
+    let (moves, result, pgn) = stored(&setup.db());
+    assert_eq!(moves, want_moves);
+    assert_eq!(result, want_result);
+    assert_eq!(pgn, want_pgn);
+    let opened = count(
+        &setup.db(),
+        "SELECT count(*) FROM raw_log WHERE dir = '!' AND line = ?1",
+        "opened",
+    );
+    assert!(opened >= 2 * (kills as i64 + 1), "{opened} openings");
+}
