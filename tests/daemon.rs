@@ -146,20 +146,30 @@ fn wait_accepted(setup: &Setup, pty: &PtyTable) {
     );
 }
 
-fn stop(mut daemon: Daemon) {
-    let mut child = daemon.0.take().expect("running");
+/// SIGTERM, as systemd stops it: the daemon must exit cleanly, soon.
+fn stop(daemon: Daemon) {
+    let child = daemon.0.as_ref().expect("running");
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
+    let mut daemon = daemon;
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        if child.try_wait().unwrap().is_some() {
+    loop {
+        let child = daemon.0.as_mut().expect("running");
+        if let Some(status) = child.try_wait().unwrap() {
+            daemon.0 = None;
+            assert!(
+                status.success(),
+                "the daemon exited with {status} on SIGTERM"
+            );
             return;
         }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the daemon did not stop on SIGTERM"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = child.kill();
-    panic!("the daemon did not stop on SIGTERM");
 }
 
 fn stored(db: &Path) -> (Vec<String>, String, String) {
