@@ -53,6 +53,9 @@ struct Shared {
     last: Mutex<Option<String>>,
     /// Lines the playback may write (tests hold it back to act between).
     gate: AtomicUsize,
+    /// While held at the gate, the board sends a snapshot this often, as a
+    /// real board's heartbeat does (0: never).
+    idle_heartbeat_ms: std::sync::atomic::AtomicU64,
     serial: String,
     links: PathBuf,
 }
@@ -98,6 +101,7 @@ impl PtyTable {
             written: AtomicUsize::new(0),
             last: Mutex::new(None),
             gate: AtomicUsize::new(usize::MAX),
+            idle_heartbeat_ms: std::sync::atomic::AtomicU64::new(0),
             serial: serial.to_string(),
             links: links.to_path_buf(),
         });
@@ -141,6 +145,12 @@ impl PtyTable {
     pub fn set_gate(&self, n: usize) {
         self.shared.gate.store(n, Ordering::SeqCst);
         self.notify();
+    }
+
+    /// While the playback is held at the gate, send a heartbeat snapshot
+    /// every `ms` (0: none), as an idle real board does.
+    pub fn set_idle_heartbeat(&self, ms: u64) {
+        self.shared.idle_heartbeat_ms.store(ms, Ordering::SeqCst);
     }
 
     /// Whether the playback is over (every line written, or the player
@@ -338,6 +348,7 @@ fn snapshot(sh: &Shared) -> String {
 /// Plays the recording's device lines in order, at `speed`.
 fn play(sh: &Shared, records: &[Record], speed: f64) {
     let mut last_t = records.first().map_or(0, |r| r.t_ms);
+    let mut last_beat = Instant::now();
     for (i, r) in records.iter().enumerate() {
         // Wait for the gate, and for a host on the port this line goes to.
         let board = r.device == crate::wire::Device::Board;
@@ -352,6 +363,17 @@ fn play(sh: &Shared, records: &[Record], speed: f64) {
             };
             if open && i < sh.gate.load(Ordering::SeqCst) {
                 break;
+            }
+            let every = sh.idle_heartbeat_ms.load(Ordering::SeqCst);
+            if every > 0 && last_beat.elapsed() >= Duration::from_millis(every) {
+                last_beat = Instant::now();
+                let mut p = sh.board.lock().expect("port lock");
+                if p.connected && p.greeted {
+                    let line = snapshot(sh);
+                    if let Some(m) = p.master.as_mut() {
+                        let _ = m.write_all(format!("{line}\n").as_bytes());
+                    }
+                }
             }
             let g = sh.wake_lock.lock().expect("wake lock");
             let _ = sh.wake.wait_timeout(g, Duration::from_millis(50));
