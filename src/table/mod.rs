@@ -27,14 +27,15 @@ pub mod game;
 pub mod ledger;
 pub mod phys;
 pub mod reading;
+mod rulings;
 mod trust;
 
 use shakmaty::{Bitboard, Chess, Color, Position, Role};
 
 pub use alert::{Alert, AlertKind, ClaimWindow, Severity};
-pub use completion::ClaimCheck;
 pub use event::Event;
 pub use game::End;
+pub use rulings::ClaimCheck;
 
 use crate::laws::{Category, Edition};
 use crate::wire::{BoardCommand, ClockCommand};
