@@ -321,3 +321,149 @@ fn killed_at_two_dozen_points_the_game_comes_out_the_same() {
     );
     assert!(opened >= 2 * (kills as i64 + 1), "{opened} openings");
 }
+
+#[test]
+fn a_board_silent_for_three_heartbeats_is_treated_as_disconnected() {
+    let (records, sans) = recording(3, 14);
+    let (dir, links) = links();
+    let pty = PtyTable::start(records, SPEED, &links, "TMB-T3").unwrap();
+    let setup = Setup::new(&pty, dir);
+    let child = setup.start();
+    let db = setup.db();
+    let at = pty.total / 2;
+    pty.set_gate(at);
+    wait_for("the gate", Duration::from_secs(60), || pty.written() >= at);
+    wait_accepted(&setup, &pty);
+    // The board hangs: no line at all, no heartbeat, yet its port is open.
+    pty.set_idle_heartbeat(0);
+    wait_for(
+        "the silent board to be lost",
+        Duration::from_secs(10),
+        || {
+            count(
+                &db,
+                "SELECT count(*) FROM alerts WHERE kind = ?1",
+                "device-lost",
+            ) == 1
+        },
+    );
+    pty.set_idle_heartbeat(1000);
+    pty.set_gate(usize::MAX);
+    wait_for("the game to be played", Duration::from_secs(120), || {
+        pty.done()
+    });
+    wait_accepted(&setup, &pty);
+    std::thread::sleep(Duration::from_millis(800));
+    stop(child);
+    let (moves, _, _) = stored(&db);
+    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
+    let got: Vec<String> = moves.iter().map(|s| strip_checks(s)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn stored_games_export_as_pgn_and_livechess_folders() {
+    let (records, sans) = recording(4, 15);
+    let (moves, _, pgn, db) = uninterrupted(records);
+    assert_eq!(moves.len(), sans.len());
+    let out = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["export", "--db"])
+        .arg(&db)
+        .args(["--pgn", "--round", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), pgn);
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["export", "--db"])
+        .arg(&db)
+        .arg("--livechess")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let game = std::fs::read_to_string(dir.path().join("round-2/game-7.pgn")).unwrap();
+    assert_eq!(game, pgn);
+    let index: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("round-2/index.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(index["pairings"][0]["white"]["lname"], "Anderssen");
+    assert_eq!(index["pairings"][0]["white"]["fname"], "Adolf");
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("tournament.json")).unwrap())
+            .unwrap();
+    assert_eq!(t["rounds"][1]["count"], 1);
+    assert_eq!(t["rounds"][0]["count"], 0);
+    // A missing database is named.
+    let out = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["export", "--db", "/nonexistent/x.db", "--pgn"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.db"));
+}
+
+#[test]
+fn a_recorded_table_replays_to_the_same_game() {
+    let (records, sans) = recording(5, 16);
+    let (dir, links) = links();
+    let pty = PtyTable::start(records, SPEED, &links, "TMB-T4").unwrap();
+    let file = dir.path().join("table.tmrec");
+    let mut rec = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["record", "--board"])
+        .arg(pty.board_path())
+        .arg("--clock")
+        .arg(pty.clock_path())
+        .arg("-o")
+        .arg(&file)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the game to be played", Duration::from_secs(120), || {
+        pty.done()
+    });
+    let last = pty.last_line().unwrap();
+    wait_for("the last line recorded", Duration::from_secs(10), || {
+        std::fs::read_to_string(&file).is_ok_and(|t| t.contains(&last))
+    });
+    Command::new("kill")
+        .args(["-INT", &rec.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(rec.wait().unwrap().success());
+    let out = Command::new(env!("CARGO_BIN_EXE_touchmove"))
+        .args(["replay", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<String> = doc["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| strip_checks(m.as_str().unwrap()))
+        .collect();
+    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
+    assert_eq!(got, want);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("# tmrec 1\n"));
+    assert!(
+        text.contains(" board< I*"),
+        "the host's commands are recorded"
+    );
+}

@@ -20,6 +20,11 @@ use super::Msg;
 /// noise and is cut off, not buffered without end.
 const MAX_LINE: usize = 256;
 
+/// A board sends a snapshot every heartbeat period (the daemon sets 1 s):
+/// silent for three periods, it is treated as disconnected (TMB1) and the
+/// port is opened again. Clocks have no heartbeat.
+const BOARD_SILENCE: Duration = Duration::from_secs(3);
+
 /// Backoff between attempts to open a missing device.
 const BACKOFF_MIN: Duration = Duration::from_millis(200);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
@@ -97,10 +102,16 @@ pub async fn run(id: DeviceId, core: Sender<Msg>, mut commands: UnboundedReceive
         let (read, mut write) = tokio::io::split(port);
         let mut reader = BufReader::new(read);
         let mut buf = Vec::with_capacity(96);
+        let silence = tokio::time::sleep(BOARD_SILENCE);
+        tokio::pin!(silence);
         let why = loop {
             tokio::select! {
+                () = &mut silence, if id.board => {
+                    break format!("silent for {} s (no heartbeat)", BOARD_SILENCE.as_secs());
+                }
                 r = read_line(&mut reader, &mut buf) => match r {
                     Ok(true) => {
+                        silence.as_mut().reset(tokio::time::Instant::now() + BOARD_SILENCE);
                         let line = String::from_utf8_lossy(&buf).trim_end_matches(['\r', '\n']).to_string();
                         buf.clear();
                         if line.is_empty() {

@@ -54,7 +54,7 @@ struct Shared {
     /// Lines the playback may write (tests hold it back to act between).
     gate: AtomicUsize,
     /// While held at the gate, the board sends a snapshot this often, as a
-    /// real board's heartbeat does (0: never).
+    /// real board's heartbeat does (0: never; default 1 s).
     idle_heartbeat_ms: std::sync::atomic::AtomicU64,
     serial: String,
     links: PathBuf,
@@ -101,7 +101,7 @@ impl PtyTable {
             written: AtomicUsize::new(0),
             last: Mutex::new(None),
             gate: AtomicUsize::new(usize::MAX),
-            idle_heartbeat_ms: std::sync::atomic::AtomicU64::new(0),
+            idle_heartbeat_ms: std::sync::atomic::AtomicU64::new(1000),
             serial: serial.to_string(),
             links: links.to_path_buf(),
         });
