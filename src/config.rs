@@ -265,6 +265,27 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigErrors> {
         }
     }
     cfg.apply_penalties = raw.apply_penalties.unwrap_or(false);
+    if raw.set_clocks == Some(true) {
+        let tc = raw.time_control.as_ref().map(|t| t.get_ref().as_str());
+        let settable = tc.is_some_and(|tc| {
+            let (b, i) = tc.split_once('+').unwrap_or((tc, "0"));
+            b.parse::<u64>().is_ok() && i.parse::<u64>().is_ok()
+        });
+        if !settable {
+            let line = raw
+                .time_control
+                .as_ref()
+                .map_or(0, |t| errs.line_of(t.span().start));
+            errs.list.push(ConfigError {
+                file: file.to_path_buf(),
+                line,
+                field: "set_clocks".into(),
+                message: format!(
+                    "set_clocks needs a time_control of one period, \"base+increment\" in seconds (e.g. \"5400+30\"), not {tc:?}"
+                ),
+            });
+        }
+    }
     let http = match &raw.http {
         Some(h) => {
             let bind = match &h.bind {
@@ -580,6 +601,17 @@ device = "/dev/touchmove/board-TMB-00043"
         assert_eq!(e[0].field, "table");
         let e = errors("[[table]]\nboard = 1\n");
         assert!(e[0].message.contains("device"), "{e:?}");
+    }
+
+    #[test]
+    fn set_clocks_needs_a_time_control_a_clock_can_take() {
+        let text = GOOD.replace("set_clocks", "x").replace(
+            "time_control = \"5400+30\"",
+            "time_control = \"40/5400:1800+30\"\nset_clocks = true",
+        );
+        let e = errors(&text);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!((e[0].line, e[0].field.as_str()), (6, "set_clocks"));
     }
 
     #[test]

@@ -52,7 +52,7 @@ impl Setup {
     fn new(pty: &PtyTable, dir: tempfile::TempDir) -> Setup {
         let config = dir.path().join("touchmove.toml");
         let text = format!(
-            "tournament = \"Daemon test\"\nround = 2\nstate_dir = \"{}\"\n\n[[table]]\nboard = 7\ndevice = \"{}\"\nclock = \"{}\"\nwhite = \"Anderssen, Adolf\"\nblack = \"Kieseritzky, Lionel\"\n",
+            "tournament = \"Daemon test\"\nround = 2\ntime_control = \"5400+30\"\nset_clocks = true\nstate_dir = \"{}\"\n\n[[table]]\nboard = 7\ndevice = \"{}\"\nclock = \"{}\"\nwhite = \"Anderssen, Adolf\"\nblack = \"Kieseritzky, Lionel\"\n",
             dir.path().join("state").display(),
             pty.board_path().display(),
             pty.clock_path().display()
@@ -234,6 +234,15 @@ fn a_whole_game_goes_through_serial_ports_into_sqlite() {
         "{inbound} lines stored of {device_lines}"
     );
     assert!(count(&db, "SELECT count(*) FROM raw_log WHERE dir = ?1", "<") >= 4);
+    // set_clocks: the round's time control went to the clock before play.
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM raw_log WHERE device = 'clock' AND dir = '<' AND line = ?1",
+            &touchmove::wire::frame("N 5400000 5400000 30000 fischer"),
+        ),
+        1
+    );
     let c = Connection::open(&db).unwrap();
     let mode: String = c
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))

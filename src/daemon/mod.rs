@@ -162,10 +162,16 @@ pub fn run(config: &Config, mut hooks: Hooks) -> Result<Vec<(u32, String)>, Daem
     drop(tx);
     notify::ready(&format!("{} tables", stations.len()));
 
+    let set_clocks = if config.set_clocks {
+        clock_setting(&config.time_control)
+    } else {
+        None
+    };
     let mut core = Core {
         store,
         stations,
         devices,
+        set_clocks,
     };
     let result = core.run(rx);
     notify::stopping();
@@ -183,6 +189,9 @@ struct Core {
     stations: Vec<Station>,
     /// Command senders per table: `[board, clock]`.
     devices: Vec<[Option<UnboundedSender<String>>; 2]>,
+    /// The TMC1 `N` command for the round's time control, when the config
+    /// says `set_clocks = true`.
+    set_clocks: Option<crate::wire::ClockCommand>,
 }
 
 impl Core {
@@ -213,7 +222,15 @@ impl Core {
                             crate::wire::BoardCommand::Snapshot.line(),
                         ]
                     } else {
-                        vec![crate::wire::ClockCommand::Identify.line()]
+                        let mut asks = vec![crate::wire::ClockCommand::Identify.line()];
+                        // `set_clocks`: the round's time control, before the
+                        // game starts only (never over a running game's times).
+                        if let Some(set) = &self.set_clocks {
+                            if self.stations[table].table.moves().is_empty() {
+                                asks.push(set.line());
+                            }
+                        }
+                        asks
                     };
                     for line in hello {
                         self.send(table, board, &line, host_ms)?;
@@ -343,6 +360,25 @@ impl Core {
         let _ = tx.send(format!("{line}\n"));
         Ok(())
     }
+}
+
+/// The TMC1 `N` setting of a PGN TimeControl of one period, `base+inc` or
+/// `base` (seconds); `None` for anything a clock cannot be set to this way
+/// (`check-config` accepts those, and then the clocks are set by hand).
+pub fn clock_setting(tc: &str) -> Option<crate::wire::ClockCommand> {
+    let (base, inc) = tc.split_once('+').unwrap_or((tc, "0"));
+    let base: u64 = base.parse().ok()?;
+    let inc: u64 = inc.parse().ok()?;
+    Some(crate::wire::ClockCommand::Set {
+        white_ms: base * 1000,
+        black_ms: base * 1000,
+        increment_ms: inc * 1000,
+        mode: if inc > 0 {
+            crate::wire::ClockMode::Fischer
+        } else {
+            crate::wire::ClockMode::None
+        },
+    })
 }
 
 fn save(store: &mut Store, st: &Station, host_ms: u64) -> Result<(), StoreError> {
