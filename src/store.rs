@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 
 use crate::table::{Alert, MoveRecord};
 
@@ -399,44 +399,6 @@ impl Store {
             })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(self.err("cannot read the games"))?;
-        Ok(rows)
-    }
-
-    /// One stored game's PGN.
-    pub fn pgn(&self, round: u32, board: u32) -> Result<Option<String>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT pgn FROM games WHERE round = ?1 AND board = ?2",
-                params![round, board],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(self.err("cannot read the game"))
-    }
-
-    /// The stored moves of one game: `(ply, san, clock_ms)`.
-    pub fn moves(&self, round: u32, board: u32) -> Result<Vec<(u32, String)>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT ply, san FROM moves WHERE round = ?1 AND board = ?2 ORDER BY ply")
-            .map_err(self.err("cannot read the moves"))?;
-        let rows = st
-            .query_map(params![round, board], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(self.err("cannot read the moves"))?;
-        Ok(rows)
-    }
-
-    /// The stored alerts of one game: `(ply, kind)`.
-    pub fn alerts(&self, round: u32, board: u32) -> Result<Vec<(u32, String)>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT ply, kind FROM alerts WHERE round = ?1 AND board = ?2 ORDER BY n")
-            .map_err(self.err("cannot read the alerts"))?;
-        let rows = st
-            .query_map(params![round, board], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(self.err("cannot read the alerts"))?;
         Ok(rows)
     }
 }
