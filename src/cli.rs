@@ -146,7 +146,7 @@ pub fn main() -> ExitCode {
             board,
             clock,
             output,
-        } => match crate::record::record(&board, clock.as_deref(), &output, None) {
+        } => match crate::record::record(&board, clock.as_deref(), &output) {
             Ok(n) => {
                 eprintln!("{}: {n} device lines recorded", output.display());
                 ExitCode::SUCCESS

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use crate::daemon::device::{self, DeviceId};
+use crate::daemon::device;
 use crate::daemon::Msg;
 use crate::wire::{BoardCommand, ClockCommand};
 
@@ -26,13 +26,8 @@ pub enum RecordError {
     Runtime(std::io::Error),
 }
 
-/// Records until SIGINT or SIGTERM (or `stop` receives a message).
-pub fn record(
-    board: &Path,
-    clock: Option<&Path>,
-    out: &Path,
-    stop: Option<mpsc::Receiver<()>>,
-) -> Result<u64, RecordError> {
+/// Records until SIGINT or SIGTERM; returns the number of device lines.
+pub fn record(board: &Path, clock: Option<&Path>, out: &Path) -> Result<u64, RecordError> {
     let err = |source| RecordError::Output {
         path: out.to_path_buf(),
         source,
@@ -49,51 +44,10 @@ pub fn record(
     .map_err(err)?;
     file.flush().map_err(err)?;
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .map_err(RecordError::Runtime)?;
+    let runtime = device::io_runtime().map_err(RecordError::Runtime)?;
     let (tx, rx) = mpsc::channel::<Msg>();
-    let mut commands = Vec::new();
-    for (k, path) in [Some(board), clock].into_iter().enumerate() {
-        let Some(path) = path else {
-            commands.push(None);
-            continue;
-        };
-        let (ctx, crx) = tokio::sync::mpsc::unbounded_channel();
-        let id = DeviceId {
-            table: 0,
-            board: k == 0,
-            path: path.to_path_buf(),
-        };
-        runtime.spawn(device::run(id, tx.clone(), crx));
-        commands.push(Some(ctx));
-    }
-    {
-        let tx = tx.clone();
-        runtime.spawn(async move {
-            use tokio::signal::unix::{signal, SignalKind};
-            let (Ok(mut term), Ok(mut int)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) else {
-                return;
-            };
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-            let _ = tx.send(Msg::Shutdown);
-        });
-    }
-    if let Some(stop) = stop {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            let _ = stop.recv();
-            let _ = tx.send(Msg::Shutdown);
-        });
-    }
+    let commands = device::spawn_table(&runtime, 0, board, clock, &tx);
+    device::stop_on_signals(&runtime, &tx);
     drop(tx);
     let start = Instant::now();
     let mut lines = 0u64;
@@ -115,7 +69,7 @@ pub fn record(
                 };
                 for line in asks {
                     writeln!(file, "{t} {}< {line}", name(board)).map_err(err)?;
-                    if let Some(Some(c)) = commands.get(usize::from(!board)) {
+                    if let Some(c) = &commands[usize::from(!board)] {
                         let _ = c.send(format!("{line}\n"));
                     }
                 }

@@ -11,7 +11,7 @@ use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio_serial::SerialPortBuilderExt;
 
 use super::Msg;
@@ -45,6 +45,60 @@ impl DeviceId {
             "clock"
         }
     }
+}
+
+/// The runtime the device tasks run on: one worker thread is plenty for a
+/// few dozen serial ports that each send a few lines a second.
+pub fn io_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("touchmove-io")
+        .enable_all()
+        .build()
+}
+
+/// Starts one table's device tasks on `runtime`: the board, and the clock
+/// if there is one. Returns their command senders, `[board, clock]`.
+pub fn spawn_table(
+    runtime: &tokio::runtime::Runtime,
+    table: usize,
+    board: &std::path::Path,
+    clock: Option<&std::path::Path>,
+    core: &Sender<Msg>,
+) -> [Option<UnboundedSender<String>>; 2] {
+    let mut pair = [None, None];
+    for (k, path) in [Some(board), clock].into_iter().enumerate() {
+        let Some(path) = path else { continue };
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let id = DeviceId {
+            table,
+            board: k == 0,
+            path: path.to_path_buf(),
+        };
+        runtime.spawn(run(id, core.clone(), rx));
+        pair[k] = Some(tx);
+    }
+    pair
+}
+
+/// Sends [`Msg::Shutdown`] on SIGTERM (systemd stopping the unit) or
+/// SIGINT (Ctrl-C).
+pub fn stop_on_signals(runtime: &tokio::runtime::Runtime, core: &Sender<Msg>) {
+    let core = core.clone();
+    runtime.spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        let _ = core.send(Msg::Shutdown);
+    });
 }
 
 /// Milliseconds since the Unix epoch.

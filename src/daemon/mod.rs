@@ -27,7 +27,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::config::Config;
 use crate::store::{Dir, LogRow, Store, StoreError};
 use crate::table::{Effect, Severity};
-use device::{now_ms, DeviceId};
+use device::now_ms;
 pub use station::Station;
 use station::{changes_game, NOTE_LOST, NOTE_OPENED, NOTE_TICK};
 
@@ -117,45 +117,14 @@ pub fn run(config: &Config, mut hooks: Hooks) -> Result<Vec<(u32, String)>, Daem
     }
 
     let (tx, rx) = mpsc::channel::<Msg>();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("touchmove-io")
-        .enable_all()
-        .build()
-        .map_err(DaemonError::Runtime)?;
-    let mut devices: Vec<[Option<UnboundedSender<String>>; 2]> = Vec::new();
-    for (i, t) in config.tables.iter().enumerate() {
-        let mut pair = [None, None];
-        for (k, path) in [Some(&t.device), t.clock.as_ref()].into_iter().enumerate() {
-            let Some(path) = path else { continue };
-            let (ctx, crx) = tokio::sync::mpsc::unbounded_channel();
-            let id = DeviceId {
-                table: i,
-                board: k == 0,
-                path: path.clone(),
-            };
-            runtime.spawn(device::run(id, tx.clone(), crx));
-            pair[k] = Some(ctx);
-        }
-        devices.push(pair);
-    }
-    {
-        let tx = tx.clone();
-        runtime.spawn(async move {
-            use tokio::signal::unix::{signal, SignalKind};
-            let (Ok(mut term), Ok(mut int)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) else {
-                return;
-            };
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-            let _ = tx.send(Msg::Shutdown);
-        });
-    }
+    let runtime = device::io_runtime().map_err(DaemonError::Runtime)?;
+    let devices: Vec<[Option<UnboundedSender<String>>; 2]> = config
+        .tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| device::spawn_table(&runtime, i, &t.device, t.clock.as_deref(), &tx))
+        .collect();
+    device::stop_on_signals(&runtime, &tx);
     if let Some(f) = hooks.shutdown.take() {
         f(tx.clone());
     }
