@@ -267,11 +267,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigErrors> {
     cfg.apply_penalties = raw.apply_penalties.unwrap_or(false);
     if raw.set_clocks == Some(true) {
         let tc = raw.time_control.as_ref().map(|t| t.get_ref().as_str());
-        let settable = tc.is_some_and(|tc| {
-            let (b, i) = tc.split_once('+').unwrap_or((tc, "0"));
-            b.parse::<u64>().is_ok() && i.parse::<u64>().is_ok()
-        });
-        if !settable {
+        if tc.and_then(clock_setting).is_none() {
             let line = raw
                 .time_control
                 .as_ref()
@@ -431,6 +427,26 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigErrors> {
 
 fn default_bind() -> std::net::SocketAddr {
     std::net::SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+
+/// The TMC1 `N` setting of a PGN TimeControl of one period, `base+inc` or
+/// `base` (seconds); `None` for anything a clock cannot be set to this way
+/// (with `set_clocks = true` such a time control is a config error; without
+/// it the clocks are set by hand).
+pub fn clock_setting(tc: &str) -> Option<crate::wire::ClockCommand> {
+    let (base, inc) = tc.split_once('+').unwrap_or((tc, "0"));
+    let base: u64 = base.parse().ok()?;
+    let inc: u64 = inc.parse().ok()?;
+    Some(crate::wire::ClockCommand::Set {
+        white_ms: base * 1000,
+        black_ms: base * 1000,
+        increment_ms: inc * 1000,
+        mode: if inc > 0 {
+            crate::wire::ClockMode::Fischer
+        } else {
+            crate::wire::ClockMode::None
+        },
+    })
 }
 
 /// PGN TimeControl: `?`, `-`, `*N`, `N`, `N+I`, or `moves/N[+I]` periods

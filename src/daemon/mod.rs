@@ -132,7 +132,7 @@ pub fn run(config: &Config, mut hooks: Hooks) -> Result<Vec<(u32, String)>, Daem
     notify::ready(&format!("{} tables", stations.len()));
 
     let set_clocks = if config.set_clocks {
-        clock_setting(&config.time_control)
+        crate::config::clock_setting(&config.time_control)
     } else {
         None
     };
@@ -329,25 +329,6 @@ impl Core {
         let _ = tx.send(format!("{line}\n"));
         Ok(())
     }
-}
-
-/// The TMC1 `N` setting of a PGN TimeControl of one period, `base+inc` or
-/// `base` (seconds); `None` for anything a clock cannot be set to this way
-/// (`check-config` accepts those, and then the clocks are set by hand).
-pub fn clock_setting(tc: &str) -> Option<crate::wire::ClockCommand> {
-    let (base, inc) = tc.split_once('+').unwrap_or((tc, "0"));
-    let base: u64 = base.parse().ok()?;
-    let inc: u64 = inc.parse().ok()?;
-    Some(crate::wire::ClockCommand::Set {
-        white_ms: base * 1000,
-        black_ms: base * 1000,
-        increment_ms: inc * 1000,
-        mode: if inc > 0 {
-            crate::wire::ClockMode::Fischer
-        } else {
-            crate::wire::ClockMode::None
-        },
-    })
 }
 
 fn save(store: &mut Store, st: &Station, host_ms: u64) -> Result<(), StoreError> {
