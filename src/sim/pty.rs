@@ -60,6 +60,17 @@ struct Shared {
     links: PathBuf,
 }
 
+impl Shared {
+    /// The board's or the clock's port.
+    fn port(&self, board: bool) -> &Mutex<Port> {
+        if board {
+            &self.board
+        } else {
+            &self.clock
+        }
+    }
+}
+
 /// A simulated table; dropping it stops the playback and closes the ports.
 pub struct PtyTable {
     shared: Arc<Shared>,
@@ -162,11 +173,7 @@ impl PtyTable {
     /// Unplugs a device: its master is closed (the host reads end of file
     /// or an error) and its link removed.
     pub fn unplug(&self, board: bool) {
-        let port = if board {
-            &self.shared.board
-        } else {
-            &self.shared.clock
-        };
+        let port = self.shared.port(board);
         let mut p = port.lock().expect("port lock");
         p.master = None;
         p.connected = false;
@@ -202,11 +209,7 @@ impl Drop for PtyTable {
             let _ = h.join();
         }
         for board in [true, false] {
-            let port = if board {
-                &self.shared.board
-            } else {
-                &self.shared.clock
-            };
+            let port = self.shared.port(board);
             if let Ok(mut p) = port.lock() {
                 p.master = None;
                 p.generation += 1;
@@ -233,7 +236,7 @@ fn plug(shared: &Arc<Shared>, board: bool) -> std::io::Result<()> {
     let mut reader = master.try_clone_native().map_err(std::io::Error::other)?;
     close_on_exec(&reader)?;
     let generation = {
-        let port = if board { &shared.board } else { &shared.clock };
+        let port = shared.port(board);
         let mut p = port.lock().expect("port lock");
         p.master = Some(master);
         p.connected = false;
@@ -253,7 +256,7 @@ fn plug(shared: &Arc<Shared>, board: bool) -> std::io::Result<()> {
                     return;
                 }
                 {
-                    let port = if board { &sh.board } else { &sh.clock };
+                    let port = sh.port(board);
                     if port.lock().expect("port lock").generation != generation {
                         return;
                     }
@@ -271,7 +274,7 @@ fn plug(shared: &Arc<Shared>, board: bool) -> std::io::Result<()> {
                     Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
                     Err(_) => {
                         // No host has the port open (EIO on the master).
-                        let port = if board { &sh.board } else { &sh.clock };
+                        let port = sh.port(board);
                         port.lock().expect("port lock").connected = false;
                         pending.clear();
                         std::thread::sleep(Duration::from_millis(20));
@@ -313,7 +316,7 @@ fn close_on_exec(port: &TTYPort) -> std::io::Result<()> {
 fn answer(sh: &Shared, board: bool, raw: &str) {
     let Ok(body) = unframe(raw) else { return };
     let cmd = body.split(' ').next().unwrap_or("");
-    let port = if board { &sh.board } else { &sh.clock };
+    let port = sh.port(board);
     let mut replies = Vec::new();
     match (board, cmd) {
         (true, "I") => replies.push(frame(&format!("TMB1 1.0.0 {}", sh.serial))),
@@ -357,7 +360,7 @@ fn play(sh: &Shared, records: &[Record], speed: f64) {
                 return;
             }
             let open = {
-                let port = if board { &sh.board } else { &sh.clock };
+                let port = sh.port(board);
                 let p = port.lock().expect("port lock");
                 p.master.is_some() && p.connected && p.greeted
             };
@@ -403,7 +406,7 @@ fn play(sh: &Shared, records: &[Record], speed: f64) {
             Some(r.line.clone())
         };
         if let Some(line) = line {
-            let port = if board { &sh.board } else { &sh.clock };
+            let port = sh.port(board);
             let mut p = port.lock().expect("port lock");
             if let Some(m) = p.master.as_mut() {
                 let _ = m.write_all(format!("{line}\n").as_bytes());
