@@ -196,33 +196,52 @@ fn strip_checks(s: &str) -> String {
     s.trim_end_matches(['+', '#']).to_string()
 }
 
+/// The game's moves, check marks aside (the score is compared, not how
+/// the check was written).
+fn assert_same_moves(got: &[String], sans: &[String]) {
+    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
+    let got: Vec<String> = got.iter().map(|s| strip_checks(s)).collect();
+    assert_eq!(got, want);
+}
+
+/// Lets the devices play up to line `at`, and waits until the daemon has
+/// stored every line written.
+fn hold_at(setup: &Setup, pty: &PtyTable, at: usize) {
+    pty.set_gate(at);
+    wait_for("the gate", Duration::from_secs(60), || pty.written() >= at);
+    wait_accepted(setup, pty);
+}
+
+/// Plays the rest of the game, lets the daemon store it, stops it.
+fn play_out(setup: &Setup, pty: &PtyTable, daemon: Daemon) {
+    wait_for("the game to be played", Duration::from_secs(120), || {
+        pty.done()
+    });
+    wait_accepted(setup, pty);
+    std::thread::sleep(Duration::from_millis(800));
+    stop(daemon);
+}
+
 /// Plays the whole recording through a daemon that is never interrupted;
-/// returns the stored PGN.
-fn uninterrupted(records: Vec<Record>) -> (Vec<String>, String, String, PathBuf) {
+/// returns the stored moves, result and PGN, and the setup (whose folder,
+/// the database in it, lives as long as the caller keeps it).
+fn uninterrupted(records: Vec<Record>) -> (Vec<String>, String, String, Setup) {
     let (dir, links) = links();
     let pty = PtyTable::start(records, SPEED, &links, "TMB-T1").unwrap();
     let setup = Setup::new(&pty, dir);
     let child = setup.start();
-    wait_for("the game to be played", Duration::from_secs(120), || {
-        pty.done()
-    });
-    wait_accepted(&setup, &pty);
-    std::thread::sleep(Duration::from_millis(800));
-    stop(child);
+    play_out(&setup, &pty, child);
     let (moves, result, pgn) = stored(&setup.db());
-    let db = setup.db();
-    std::mem::forget(setup.dir); // kept for the caller to inspect
-    (moves, result, pgn, db)
+    (moves, result, pgn, setup)
 }
 
 #[test]
 fn a_whole_game_goes_through_serial_ports_into_sqlite() {
     let (records, sans) = recording(0, 11);
     let device_lines = records.iter().filter(|r| r.line.contains('*')).count();
-    let (moves, result, pgn, db) = uninterrupted(records);
-    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
-    let got: Vec<String> = moves.iter().map(|s| strip_checks(s)).collect();
-    assert_eq!(got, want);
+    let (moves, result, pgn, setup) = uninterrupted(records);
+    let db = setup.db();
+    assert_same_moves(&moves, &sans);
     assert_eq!(result, games::famous_games()[0].result);
     assert!(pgn.contains("[Round \"2.7\"]"), "{pgn}");
     assert!(pgn.contains("[White \"Anderssen, Adolf\"]"), "{pgn}");
@@ -259,9 +278,7 @@ fn the_board_and_clock_unplugged_mid_game_lose_nothing() {
     let child = setup.start();
     let db = setup.db();
     for (at, board) in [(pty.total / 3, true), (2 * pty.total / 3, false)] {
-        pty.set_gate(at);
-        wait_for("the gate", Duration::from_secs(60), || pty.written() >= at);
-        wait_accepted(&setup, &pty);
+        hold_at(&setup, &pty, at);
         pty.unplug(board);
         wait_for("device-lost", Duration::from_secs(10), || {
             count(
@@ -274,16 +291,9 @@ fn the_board_and_clock_unplugged_mid_game_lose_nothing() {
         pty.replug(board).unwrap();
         pty.set_gate(usize::MAX);
     }
-    wait_for("the game to be played", Duration::from_secs(120), || {
-        pty.done()
-    });
-    wait_accepted(&setup, &pty);
-    std::thread::sleep(Duration::from_millis(800));
-    stop(child);
+    play_out(&setup, &pty, child);
     let (moves, _, _) = stored(&db);
-    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
-    let got: Vec<String> = moves.iter().map(|s| strip_checks(s)).collect();
-    assert_eq!(got, want);
+    assert_same_moves(&moves, &sans);
     let lost = count(
         &db,
         "SELECT count(*) FROM alerts WHERE kind = ?1",
@@ -306,19 +316,12 @@ fn killed_at_two_dozen_points_the_game_comes_out_the_same() {
     let mut child = setup.start();
     for k in 1..=kills {
         let at = pty.total * k / (kills + 1);
-        pty.set_gate(at);
-        wait_for("the gate", Duration::from_secs(60), || pty.written() >= at);
-        wait_accepted(&setup, &pty);
+        hold_at(&setup, &pty, at);
         child.sigkill();
         child = setup.start();
     }
     pty.set_gate(usize::MAX);
-    wait_for("the game to be played", Duration::from_secs(120), || {
-        pty.done()
-    });
-    wait_accepted(&setup, &pty);
-    std::thread::sleep(Duration::from_millis(800));
-    stop(child);
+    play_out(&setup, &pty, child);
     let (moves, result, pgn) = stored(&setup.db());
     assert_eq!(moves, want_moves);
     assert_eq!(result, want_result);
@@ -340,9 +343,7 @@ fn a_board_silent_for_three_heartbeats_is_treated_as_disconnected() {
     let child = setup.start();
     let db = setup.db();
     let at = pty.total / 2;
-    pty.set_gate(at);
-    wait_for("the gate", Duration::from_secs(60), || pty.written() >= at);
-    wait_accepted(&setup, &pty);
+    hold_at(&setup, &pty, at);
     // The board hangs: no line at all, no heartbeat, yet its port is open.
     pty.set_idle_heartbeat(0);
     wait_for(
@@ -358,22 +359,16 @@ fn a_board_silent_for_three_heartbeats_is_treated_as_disconnected() {
     );
     pty.set_idle_heartbeat(1000);
     pty.set_gate(usize::MAX);
-    wait_for("the game to be played", Duration::from_secs(120), || {
-        pty.done()
-    });
-    wait_accepted(&setup, &pty);
-    std::thread::sleep(Duration::from_millis(800));
-    stop(child);
+    play_out(&setup, &pty, child);
     let (moves, _, _) = stored(&db);
-    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
-    let got: Vec<String> = moves.iter().map(|s| strip_checks(s)).collect();
-    assert_eq!(got, want);
+    assert_same_moves(&moves, &sans);
 }
 
 #[test]
 fn stored_games_export_as_pgn_and_livechess_folders() {
     let (records, sans) = recording(4, 15);
-    let (moves, _, pgn, db) = uninterrupted(records);
+    let (moves, _, pgn, setup) = uninterrupted(records);
+    let db = setup.db();
     assert_eq!(moves.len(), sans.len());
     let out = Command::new(env!("CARGO_BIN_EXE_touchmove"))
         .args(["export", "--db"])
@@ -465,10 +460,9 @@ fn a_recorded_table_replays_to_the_same_game() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| strip_checks(m.as_str().unwrap()))
+        .map(|m| m.as_str().unwrap().to_string())
         .collect();
-    let want: Vec<String> = sans.iter().map(|s| strip_checks(s)).collect();
-    assert_eq!(got, want);
+    assert_same_moves(&got, &sans);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with("# tmrec 1\n"));
     assert!(
